@@ -1,0 +1,75 @@
+# mergepath: PGXS build of the extension, its C tests and its benchmarks.
+#
+#   make && make install            the extension (CUDA backend when nvcc is found)
+#   make installcheck               pg_regress against a running server
+#   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
+#   make check-c                    C tests of the backends (GPU too when present)
+#   make bench                      kernel-level benchmark (needs nvcc)
+#
+# NVCC= builds the CPU backend alone; CUDA_ARCHS picks the GPU targets.
+
+EXTENSION = mergepath
+MODULE_big = mergepath
+DATA = mergepath--0.1.sql
+PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
+
+REGRESS = merge errors info
+
+PG_CONFIG ?= pg_config
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+
+GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o
+CPU_OBJS = src/cpu_backend.o
+ifneq ($(NVCC),)
+GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
+else
+GPU_OBJS = src/gpu_absent.o
+$(info mergepath: no nvcc found (set NVCC or CUDA_HOME); building the CPU backend only)
+endif
+
+OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
+SHLIB_LINK += $(CUDA_LIBS)
+PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wno-sign-compare $(if $(WERROR),-Werror)
+EXTRA_CLEAN = test/test_merge test/*.o test/bench/bench_merge cuda/*.o
+
+# PGXS would make LLVM bitcode of every object, and has no rule for .cu.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+NVCC_FLAGS = -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-Wall,-Wextra \
+	$(if $(WERROR),-Werror all-warnings)
+CUDA_HEADERS = $(wildcard cuda/*.cuh) src/mergepath.h src/mp_order.h
+
+cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
+	src/cpu_merge_impl.h
+
+# C tests: the backends alone, no server.
+test/test_merge: test/test_merge.c test/reference.h $(CPU_OBJS) $(GPU_OBJS) src/mergepath.h
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/test_merge.c $(CPU_OBJS) $(GPU_OBJS) \
+		$(CUDA_LIBS) -lm
+
+check-c: test/test_merge
+	test/test_merge
+
+test/bench/bench_merge: test/bench/bench_merge.cu $(CUDA_HEADERS) $(CPU_OBJS)
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
+
+bench: test/bench/bench_merge
+
+installcheck-cpu:
+	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"
+
+installcheck-gpu:
+	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=gpu"
+
+.PHONY: check-c bench installcheck-cpu installcheck-gpu

@@ -1,0 +1,310 @@
+/*
+ * gpu_context.cu
+ *		Life cycle of the CUDA backend's per-process state.
+ */
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "gpu_context.cuh"
+
+namespace mp
+{
+
+namespace
+{
+
+struct gpu_state
+{
+	bool		ready;
+	bool		unusable;		/* no driver or no device: stays so */
+	cudaStream_t stream;
+	cudaEvent_t slot_done[STAGE_SLOTS];
+	char	   *pinned;			/* STAGE_SLOTS * STAGE_CHUNK, then scratch */
+	void	   *pool;
+	size_t		pool_bytes;
+	char		error[512];
+};
+
+gpu_state state;
+
+constexpr size_t SCRATCH_BYTES = 256;
+
+void
+release_all(bool reset_device)
+{
+	/* errors are ignored here: this runs after a failure or at exit */
+	if (state.pool)
+		cudaFree(state.pool);
+	if (state.pinned)
+		cudaFreeHost(state.pinned);
+	for (int i = 0; i < STAGE_SLOTS; i++)
+		if (state.slot_done[i])
+			cudaEventDestroy(state.slot_done[i]);
+	if (state.stream)
+		cudaStreamDestroy(state.stream);
+	if (reset_device && state.ready)
+		cudaDeviceReset();
+	state.pool = nullptr;
+	state.pool_bytes = 0;
+	state.pinned = nullptr;
+	for (int i = 0; i < STAGE_SLOTS; i++)
+		state.slot_done[i] = nullptr;
+	state.stream = nullptr;
+	state.ready = false;
+	cudaGetLastError();
+}
+
+void
+set_error(const char *fmt, const char *a, const char *b)
+{
+	snprintf(state.error, sizeof(state.error), fmt, a, b);
+}
+
+}								/* namespace */
+
+mp_status
+cuda_failure(cudaError_t err, const char *what)
+{
+	set_error("%s: %s", cudaGetErrorString(err), what);
+	switch (err)
+	{
+		case cudaErrorMemoryAllocation:
+			cudaGetLastError();
+			if (state.stream)
+				cudaStreamSynchronize(state.stream);
+			return MP_OUT_OF_MEMORY;
+		case cudaErrorInsufficientDriver:
+		case cudaErrorNoDevice:
+		case cudaErrorInvalidDevice:
+		case cudaErrorDevicesUnavailable:
+		case cudaErrorSystemDriverMismatch:
+		case cudaErrorCompatNotSupportedOnDevice:
+		case cudaErrorNoKernelImageForDevice:
+			release_all(false);
+			state.unusable = true;
+			return MP_NO_DEVICE;
+		default:
+			/* a kernel fault or a lost device may have poisoned the context:
+			 * start from a clean one at the next call */
+			release_all(true);
+			return MP_DEVICE_ERROR;
+	}
+}
+
+cudaStream_t
+gpu_stream()
+{
+	return state.stream;
+}
+
+void *
+gpu_pinned_scratch()
+{
+	return state.pinned + STAGE_SLOTS * STAGE_CHUNK;
+}
+
+mp_status
+gpu_pool(size_t bytes, void **ptr)
+{
+	if (bytes > state.pool_bytes)
+	{
+		/* grow by at least half, rounded to 64 MB, so that a series of
+		 * growing calls reallocates few times */
+		size_t		want = bytes + bytes / 2;
+
+		want = (want + ((size_t) 64 << 20) - 1) & ~(((size_t) 64 << 20) - 1);
+		if (state.pool)
+		{
+			cudaFree(state.pool);
+			state.pool = nullptr;
+			state.pool_bytes = 0;
+		}
+		if (cudaMalloc(&state.pool, want) != cudaSuccess)
+		{
+			cudaGetLastError();
+			state.pool = nullptr;
+			/* the headroom is a wish: retry with the exact size */
+			MP_CUDA(cudaMalloc(&state.pool, bytes));
+			want = bytes;
+		}
+		state.pool_bytes = want;
+	}
+	*ptr = state.pool;
+	return MP_OK;
+}
+
+double
+clock_ms()
+{
+	using namespace std::chrono;
+	return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+/*
+ * Chunk c goes through slot c % STAGE_SLOTS.  Before the host overwrites a
+ * slot it waits for the DMA that last read it.
+ */
+mp_status
+stage_in(const host_to_device *copies, int ncopies, mp_poll_fn poll,
+		 mp_gpu_timing *timing)
+{
+	double		t0 = clock_ms();
+	int			chunk = 0;
+
+	for (int c = 0; c < ncopies; c++)
+	{
+		for (size_t off = 0; off < copies[c].bytes; off += STAGE_CHUNK, chunk++)
+		{
+			size_t		len = copies[c].bytes - off < STAGE_CHUNK ? copies[c].bytes - off : STAGE_CHUNK;
+			int			slot = chunk % STAGE_SLOTS;
+			char	   *pin = state.pinned + slot * STAGE_CHUNK;
+
+			if (poll && poll())
+			{
+				MP_CUDA(cudaStreamSynchronize(state.stream));
+				return MP_CANCELLED;
+			}
+			MP_CUDA(cudaEventSynchronize(state.slot_done[slot]));
+			memcpy(pin, (const char *) copies[c].host + off, len);
+			MP_CUDA(cudaMemcpyAsync((char *) copies[c].dev + off, pin, len,
+									cudaMemcpyHostToDevice, state.stream));
+			MP_CUDA(cudaEventRecord(state.slot_done[slot], state.stream));
+			timing->bytes_h2d += (int64_t) len;
+		}
+	}
+	MP_CUDA(cudaStreamSynchronize(state.stream));
+	timing->chunks += chunk;
+	timing->h2d_ms += clock_ms() - t0;
+	return MP_OK;
+}
+
+/*
+ * The DMA engine keeps STAGE_SLOTS chunks ahead of the host: once the host
+ * has copied chunk c out of its slot, chunk c + STAGE_SLOTS goes into it.
+ */
+mp_status
+stage_out(void *host, const void *dev, size_t bytes, mp_poll_fn poll,
+		  mp_gpu_timing *timing)
+{
+	double		t0 = clock_ms();
+	size_t		nchunks = (bytes + STAGE_CHUNK - 1) / STAGE_CHUNK;
+
+	auto		enqueue = [&](size_t c) -> mp_status {
+		size_t		off = c * STAGE_CHUNK;
+		size_t		len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
+		int			slot = (int) (c % STAGE_SLOTS);
+
+		MP_CUDA(cudaMemcpyAsync(state.pinned + slot * STAGE_CHUNK, (const char *) dev + off,
+								len, cudaMemcpyDeviceToHost, state.stream));
+		MP_CUDA(cudaEventRecord(state.slot_done[slot], state.stream));
+		return MP_OK;
+	};
+
+	for (size_t c = 0; c < nchunks && c < (size_t) STAGE_SLOTS; c++)
+		if (mp_status st = enqueue(c))
+			return st;
+	for (size_t c = 0; c < nchunks; c++)
+	{
+		size_t		off = c * STAGE_CHUNK;
+		size_t		len = bytes - off < STAGE_CHUNK ? bytes - off : STAGE_CHUNK;
+		int			slot = (int) (c % STAGE_SLOTS);
+
+		if (poll && poll())
+		{
+			MP_CUDA(cudaStreamSynchronize(state.stream));
+			return MP_CANCELLED;
+		}
+		MP_CUDA(cudaEventSynchronize(state.slot_done[slot]));
+		memcpy((char *) host + off, state.pinned + slot * STAGE_CHUNK, len);
+		timing->bytes_d2h += (int64_t) len;
+		if (c + STAGE_SLOTS < nchunks)
+			if (mp_status st = enqueue(c + STAGE_SLOTS))
+				return st;
+	}
+	timing->chunks += (int) nchunks;
+	timing->d2h_ms += clock_ms() - t0;
+	return MP_OK;
+}
+
+}								/* namespace mp */
+
+using namespace mp;
+
+static mp_status
+create_state()
+{
+	int			count = 0;
+
+	MP_CUDA(cudaGetDeviceCount(&count));
+	if (count == 0)
+	{
+		set_error("%s%s", "no CUDA device is visible", "");
+		state.unusable = true;
+		return MP_NO_DEVICE;
+	}
+	MP_CUDA(cudaSetDevice(0));
+	MP_CUDA(cudaFree(nullptr));	/* creates the context now, not mid-call */
+	MP_CUDA(cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking));
+	for (int i = 0; i < STAGE_SLOTS; i++)
+		MP_CUDA(cudaEventCreateWithFlags(&state.slot_done[i], cudaEventDisableTiming));
+	MP_CUDA(cudaHostAlloc((void **) &state.pinned, STAGE_SLOTS * STAGE_CHUNK + SCRATCH_BYTES,
+						  cudaHostAllocDefault));
+	return MP_OK;
+}
+
+extern "C" mp_status
+mp_gpu_init(void)
+{
+	mp_status	st;
+
+	if (state.ready)
+		return MP_OK;
+	if (state.unusable)
+		return MP_NO_DEVICE;
+	st = create_state();
+	if (st == MP_OK)
+		state.ready = true;
+	else
+		release_all(false);
+	return st;
+}
+
+extern "C" void
+mp_gpu_shutdown(void)
+{
+	if (state.ready)
+		release_all(false);
+}
+
+extern "C" mp_status
+mp_gpu_describe(mp_gpu_device *dev)
+{
+	cudaDeviceProp prop;
+	size_t		free_bytes = 0,
+				total_bytes = 0;
+
+	memset(dev, 0, sizeof(*dev));
+	if (mp_status st = mp_gpu_init())
+		return st;
+	MP_CUDA(cudaGetDevice(&dev->ordinal));
+	MP_CUDA(cudaGetDeviceProperties(&prop, dev->ordinal));
+	MP_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+	MP_CUDA(cudaRuntimeGetVersion(&dev->runtime_version));
+	MP_CUDA(cudaDriverGetVersion(&dev->driver_version));
+	snprintf(dev->name, sizeof(dev->name), "%s", prop.name);
+	dev->compute_major = prop.major;
+	dev->compute_minor = prop.minor;
+	dev->multiprocessors = prop.multiProcessorCount;
+	dev->memory_total = (int64_t) total_bytes;
+	dev->memory_free = (int64_t) free_bytes;
+	dev->pool_bytes = (int64_t) state.pool_bytes;
+	dev->pinned_bytes = state.pinned ? (int64_t) (STAGE_SLOTS * STAGE_CHUNK + SCRATCH_BYTES) : 0;
+	return MP_OK;
+}
+
+extern "C" const char *
+mp_gpu_last_error(void)
+{
+	return state.error;
+}

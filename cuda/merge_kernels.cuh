@@ -1,0 +1,236 @@
+/*
+ * merge_kernels.cuh
+ *		Merge Path on the device, in two phases.
+ *
+ * 1. merge_partition: one thread per tile boundary binary-searches the
+ *    cross-diagonal diag = tile * NV of the (A, B) grid and records how many A
+ *    elements precede it in the merged order.  The splits are exact, so every
+ *    tile merges exactly NV outputs and no atomics are needed.
+ * 2. merge_tile: each block loads its A and B windows into shared memory with
+ *    coalesced loads, each thread finds its own start with the same search
+ *    over the shared windows (diagonal tid * VT), merges VT items serially
+ *    into registers, and the block writes them back through shared memory so
+ *    that the stores are coalesced.  VT is odd so that the transposition
+ *    through shared memory has no bank conflicts; shared memory holds one slot
+ *    more than the tile so the serial merge can read one past a window's end.
+ *
+ * The sortedness check rides on the tile kernel: each thread compares the
+ * elements it loaded with their predecessors already in shared memory, and
+ * the first element of each window with the one before it in global memory.
+ * On sorted input the splits never decrease; a tile whose splits do signals
+ * unsorted input too.  The kernels only raise a flag: where the first
+ * offending element is, the host finds out on the error path.
+ *
+ * Ties go to A (stable).  Device-level, stream-ordered, no allocation: the
+ * caller provides the partition array and the flag.  Header-only so that the
+ * benchmarks can call it beside CUB on device-resident data.
+ */
+#ifndef MERGE_KERNELS_CUH
+#define MERGE_KERNELS_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "order.cuh"
+
+namespace mp
+{
+
+/* Block shape per element size, tuned on an H100 (see test/bench/NOTES.md). */
+template <typename T>
+struct merge_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 15 : 11;
+};
+
+/* Number of A elements among the first diag outputs of the stable merge. */
+template <typename T, typename IndexT, typename PtrA, typename PtrB>
+__device__ __forceinline__ IndexT
+merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
+{
+	IndexT		lo = diag > nb ? diag - nb : 0;
+	IndexT		hi = diag < na ? diag : na;
+
+	while (lo < hi)
+	{
+		IndexT		mid = (lo + hi) >> 1;
+
+		if (!order<T>::lt(b[diag - 1 - mid], a[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts)
+{
+	int64_t		i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < num_parts)
+	{
+		int64_t		diag = i * (NT * VT);
+
+		if (diag > na + nb)
+			diag = na + nb;
+		parts[i] = merge_path_search<T>(a, na, b, nb, diag);
+	}
+}
+
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+		   int64_t nb, const int64_t *__restrict__ parts, T *__restrict__ out,
+		   int *__restrict__ unsorted)
+{
+	constexpr int NV = NT * VT;
+	static_assert(NT >= 32 && VT % 2 == 1, "a block is at least a warp; VT is odd");
+	__shared__ T s[NV + 1];
+
+	const int	tid = threadIdx.x;
+	const int64_t tile = blockIdx.x;
+	const int64_t d0 = tile * NV;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
+	const int64_t a0 = parts[tile];
+	const int64_t a1 = parts[tile + 1];
+	const int64_t b0 = d0 - a0;
+	const int64_t b1 = d1 - a1;
+
+	if (a1 < a0 || b1 < b0)
+	{
+		/* splits go backwards only on unsorted input, and then the windows
+		 * do not fit the tile: flag it, and leave no unwritten output for
+		 * the case where checking is off and the result is unspecified */
+		if (unsorted != nullptr && tid == 0)
+			*unsorted = 1;
+		for (int64_t i = d0 + tid; i < d1; i += NT)
+			out[i] = T();
+		return;
+	}
+
+	const int	acount = (int) (a1 - a0);
+	const int	count = (int) (d1 - d0);
+
+	/* load both windows, all loads in flight before the first store */
+	T			r[VT];
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		int			idx = i * NT + tid;
+
+		if (idx < count)
+			r[i] = idx < acount ? a[a0 + idx] : b[b0 + (idx - acount)];
+	}
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		int			idx = i * NT + tid;
+
+		if (idx < count)
+			s[idx] = r[i];
+	}
+	__syncthreads();
+
+	if (unsorted != nullptr)
+	{
+		bool		bad = false;
+
+#pragma unroll
+		for (int i = 0; i < VT; i++)
+		{
+			int			idx = i * NT + tid;
+
+			if (idx < count && idx != 0 && idx != acount)
+				bad |= order<T>::lt(r[i], s[idx - 1]);
+		}
+		if (tid == 0 && acount > 0 && a0 > 0)
+			bad |= order<T>::lt(s[0], a[a0 - 1]);
+		if (tid == 1 && acount < count && b0 > 0)
+			bad |= order<T>::lt(s[acount], b[b0 - 1]);
+		if (bad)
+			*unsorted = 1;
+	}
+
+	/* each thread's start, then VT serial merge steps in registers */
+	const int	diag = tid * VT < count ? tid * VT : count;
+	const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
+	int			ai = mp;
+	int			bi = acount + diag - mp;
+	T			ak = s[ai];
+	T			bk = s[bi];
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
+		int			next = take_a ? ++ai : ++bi;
+		T			v = s[next < NV ? next : NV];
+
+		r[i] = take_a ? ak : bk;
+		if (take_a)
+			ak = v;
+		else
+			bk = v;
+	}
+	__syncthreads();
+
+	/* transpose through shared memory for coalesced stores */
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+		s[tid * VT + i] = r[i];
+	__syncthreads();
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		int			idx = i * NT + tid;
+
+		if (idx < count)
+			out[d0 + idx] = s[idx];
+	}
+}
+
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
+inline int64_t
+merge_num_tiles(int64_t na, int64_t nb)
+{
+	return (na + nb + NT * VT - 1) / (NT * VT);
+}
+
+/* Bytes of partition array that merge_on_device needs. */
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
+inline size_t
+merge_parts_bytes(int64_t na, int64_t nb)
+{
+	return (size_t) (merge_num_tiles<T, NT, VT>(na, nb) + 1) * sizeof(int64_t);
+}
+
+/*
+ * out[0..na+nb) = stable merge of a and b.  unsorted may be null (no check);
+ * otherwise *unsorted must be zero on entry and is set to 1 when an input is
+ * not ascending.
+ */
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
+inline cudaError_t
+merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
+				int64_t *parts, int *unsorted, cudaStream_t stream)
+{
+	int64_t		tiles = merge_num_tiles<T, NT, VT>(na, nb);
+
+	if (tiles == 0)
+		return cudaSuccess;
+	merge_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0, stream>>>
+		(a, na, b, nb, parts, tiles + 1);
+	if (cudaError_t err = cudaGetLastError())
+		return err;
+	merge_tile<T, NT, VT><<<(unsigned) tiles, NT, 0, stream>>>
+		(a, na, b, nb, parts, out, unsorted);
+	return cudaGetLastError();
+}
+
+}								/* namespace mp */
+
+#endif							/* MERGE_KERNELS_CUH */

@@ -1,0 +1,36 @@
+/*
+ * order.cuh
+ *		mp_order.h's keys as a trait over the element type, for templates.
+ */
+#ifndef ORDER_CUH
+#define ORDER_CUH
+
+#include <cstdint>
+
+#include "../src/mp_order.h"
+
+namespace mp
+{
+
+template <typename T>
+struct order;
+
+#define MP_ORDER(T, K, KEYFN) \
+template <> \
+struct order<T> \
+{ \
+	typedef K key_type; \
+	static __host__ __device__ __forceinline__ K key(T x) { return KEYFN(x); } \
+	static __host__ __device__ __forceinline__ bool lt(T x, T y) { return KEYFN(x) < KEYFN(y); } \
+}
+
+MP_ORDER(int32_t, uint32_t, mp_key_int4);
+MP_ORDER(int64_t, uint64_t, mp_key_int8);
+MP_ORDER(float, uint32_t, mp_key_float4);
+MP_ORDER(double, uint64_t, mp_key_float8);
+
+#undef MP_ORDER
+
+}								/* namespace mp */
+
+#endif							/* ORDER_CUH */

@@ -1,0 +1,149 @@
+/*
+ * arrays.c
+ *		Array arguments in, result arrays out, and the errors about them.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "mp_glue.h"
+
+static mp_type
+mp_type_of(Oid elemtype)
+{
+	switch (elemtype)
+	{
+		case INT4OID:
+			return MP_INT4;
+		case INT8OID:
+			return MP_INT8;
+		case FLOAT4OID:
+			return MP_FLOAT4;
+		case FLOAT8OID:
+			return MP_FLOAT8;
+	}
+	elog(ERROR, "mergepath: unsupported array element type %u", elemtype);
+	pg_unreachable();
+}
+
+/*
+ * Fetch (detoasting) and check an array argument: one dimension at most, no
+ * NULL element.  Any lower bound is accepted.
+ */
+void
+mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name, mp_arg *arg)
+{
+	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(argno);
+	int			ndim = ARR_NDIM(array);
+
+	if (ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("array must be one-dimensional"),
+				 errdetail("Argument \"%s\" has %d dimensions.", name, ndim)));
+	if (array_contains_nulls(array))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("array must not contain nulls"),
+				 errdetail("Argument \"%s\" has a NULL element.", name)));
+
+	arg->name = name;
+	arg->elemtype = ARR_ELEMTYPE(array);
+	arg->type = mp_type_of(arg->elemtype);
+	arg->data = ARR_DATA_PTR(array);
+	arg->n = ndim == 0 ? 0 : ARR_DIMS(array)[0];
+	arg->lbound = ndim == 0 ? 1 : ARR_LBOUND(array)[0];
+}
+
+/*
+ * A one-dimensional result of n elements, lower bound 1, data left for the
+ * caller to fill.  Refuses, before allocating, a result PostgreSQL could not
+ * hold.
+ */
+ArrayType *
+mp_new_result(Oid elemtype, int64 n, const char *fname)
+{
+	size_t		elsize = mp_type_size(mp_type_of(elemtype));
+	ArrayType  *result;
+	Size		nbytes;
+
+	if (n == 0)
+		return construct_empty_array(elemtype);
+	if (n > (int64) MaxArraySize ||
+		(Size) n > (MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / elsize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: result would have " INT64_FORMAT " elements, more than an array can hold",
+						fname, n),
+				 errdetail("An array holds at most %d elements and 1 GB.",
+						   (int) MaxArraySize)));
+
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
+	result = (ArrayType *) palloc(nbytes);
+	memset(result, 0, ARR_OVERHEAD_NONULLS(1));
+	SET_VARSIZE(result, nbytes);
+	result->ndim = 1;
+	result->dataoffset = 0;
+	result->elemtype = elemtype;
+	ARR_DIMS(result)[0] = (int) n;
+	ARR_LBOUND(result)[0] = 1;
+	return result;
+}
+
+static char *
+mp_element_text(const mp_arg *arg, int64 i)
+{
+	const char *p = (const char *) arg->data + i * mp_type_size(arg->type);
+	Oid			typoutput;
+	bool		typisvarlena;
+	Datum		value = 0;
+
+	switch (arg->type)
+	{
+		case MP_INT4:
+			value = Int32GetDatum(*(const int32 *) p);
+			break;
+		case MP_INT8:
+			value = Int64GetDatum(*(const int64 *) p);
+			break;
+		case MP_FLOAT4:
+			value = Float4GetDatum(*(const float4 *) p);
+			break;
+		case MP_FLOAT8:
+			value = Float8GetDatum(*(const float8 *) p);
+			break;
+	}
+	getTypeOutputInfo(arg->elemtype, &typoutput, &typisvarlena);
+	return OidOutputFunctionCall(typoutput, value);
+}
+
+/*
+ * A backend found an input out of order; find the first offending element
+ * (in a before b) and say where it is.  Runs on the error path only.
+ */
+void
+mp_report_unsorted(const char *fname, const mp_arg *a, const mp_arg *b)
+{
+	const mp_arg *arg = a;
+	int64		i = mp_first_unsorted(a->type, a->data, a->n);
+
+	if (i < 0 && b != NULL)
+	{
+		arg = b;
+		i = mp_first_unsorted(b->type, b->data, b->n);
+	}
+	if (i < 0)
+		elog(ERROR, "%s: a backend reported unsorted input that is sorted", fname);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("%s: argument \"%s\" is not in ascending order at subscript " INT64_FORMAT,
+					fname, arg->name, arg->lbound + i),
+			 errdetail("%s[" INT64_FORMAT "] = %s follows %s[" INT64_FORMAT "] = %s.",
+					   arg->name, arg->lbound + i, mp_element_text(arg, i),
+					   arg->name, arg->lbound + i - 1, mp_element_text(arg, i - 1)),
+			 errhint("Sort it with ORDER BY, for example array_agg(x ORDER BY x), "
+					 "or turn the check off with mergepath.check_sorted if it is known to be sorted.")));
+}

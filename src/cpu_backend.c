@@ -1,0 +1,76 @@
+/*
+ * cpu_backend.c
+ *		The CPU backend: plain C, no PostgreSQL headers.
+ *
+ * The fallback where there is no GPU or the input is small, and the fast twin
+ * of the tests' reference.  Each operation is written once, in
+ * cpu_merge_impl.h, and instantiated per element type here.
+ */
+#include "mergepath.h"
+#include "mp_order.h"
+
+/* Outputs between two interrupt polls. */
+#define MP_CPU_CHUNK ((int64_t) 1 << 20)
+
+#define MP_T int32_t
+#define MP_K uint32_t
+#define MP_KEY mp_key_int4
+#define MP_NAME(x) x##_int4
+#include "cpu_merge_impl.h"
+
+#define MP_T int64_t
+#define MP_K uint64_t
+#define MP_KEY mp_key_int8
+#define MP_NAME(x) x##_int8
+#include "cpu_merge_impl.h"
+
+#define MP_T float
+#define MP_K uint32_t
+#define MP_KEY mp_key_float4
+#define MP_NAME(x) x##_float4
+#include "cpu_merge_impl.h"
+
+#define MP_T double
+#define MP_K uint64_t
+#define MP_KEY mp_key_float8
+#define MP_NAME(x) x##_float8
+#include "cpu_merge_impl.h"
+
+mp_status
+mp_cpu_merge(mp_type type, const void *a, int64_t na, const void *b,
+			 int64_t nb, void *out, bool check_sorted, mp_poll_fn poll)
+{
+	switch (type)
+	{
+		case MP_INT4:
+			return check_sorted ? merge_int4(a, na, b, nb, out, true, poll)
+				: merge_int4(a, na, b, nb, out, false, poll);
+		case MP_INT8:
+			return check_sorted ? merge_int8(a, na, b, nb, out, true, poll)
+				: merge_int8(a, na, b, nb, out, false, poll);
+		case MP_FLOAT4:
+			return check_sorted ? merge_float4(a, na, b, nb, out, true, poll)
+				: merge_float4(a, na, b, nb, out, false, poll);
+		case MP_FLOAT8:
+			return check_sorted ? merge_float8(a, na, b, nb, out, true, poll)
+				: merge_float8(a, na, b, nb, out, false, poll);
+	}
+	return MP_DEVICE_ERROR;
+}
+
+int64_t
+mp_first_unsorted(mp_type type, const void *x, int64_t n)
+{
+	switch (type)
+	{
+		case MP_INT4:
+			return first_unsorted_int4(x, n);
+		case MP_INT8:
+			return first_unsorted_int8(x, n);
+		case MP_FLOAT4:
+			return first_unsorted_float4(x, n);
+		case MP_FLOAT8:
+			return first_unsorted_float8(x, n);
+	}
+	return -1;
+}

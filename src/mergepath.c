@@ -1,0 +1,78 @@
+/*
+ * mergepath.c
+ *		Module entry: the settings, and mergepath_info().
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+#include "utils/fmgrprotos.h"
+
+#include "mp_glue.h"
+
+PG_MODULE_MAGIC;
+
+int			mp_device = MP_DEVICE_AUTO;
+int			mp_gpu_min_elements = 1000000;
+bool		mp_check_sorted = true;
+int			mp_max_gpu_backends = 8;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", MP_DEVICE_AUTO, false},
+	{"cpu", MP_DEVICE_CPU, false},
+	{"gpu", MP_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+void		_PG_init(void);
+
+/*
+ * Only settings here: no CUDA call may happen in _PG_init, which runs in the
+ * postmaster under shared_preload_libraries.
+ */
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("mergepath.device",
+							 "Which backend runs mergepath functions.",
+							 "auto uses the GPU from mergepath.gpu_min_elements input elements on "
+							 "and falls back to the CPU when the GPU cannot run a call; "
+							 "gpu raises an error instead.",
+							 &mp_device, MP_DEVICE_AUTO, device_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.gpu_min_elements",
+							"Input elements from which mergepath.device = auto uses the GPU.",
+							NULL,
+							&mp_gpu_min_elements, 1000000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mergepath.check_sorted",
+							 "Check that array arguments are in ascending order.",
+							 "The check is part of the merge itself; with it off, unsorted input "
+							 "gives an unspecified result.",
+							 &mp_check_sorted, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.max_gpu_backends",
+							"How many server processes may hold a GPU context at once.",
+							"The others use the CPU. 0 keeps every process off the GPU.",
+							&mp_max_gpu_backends, 8, 0, 1024,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("mergepath");
+}
+
+/*
+ * What this backend sees: settings, the GPU, GPU slots, and the backend and
+ * per-phase timings of the last call.
+ */
+PG_FUNCTION_INFO_V1(mergepath_info);
+Datum
+mergepath_info(PG_FUNCTION_ARGS)
+{
+	StringInfoData json;
+
+	initStringInfo(&json);
+	appendStringInfoChar(&json, '{');
+	mp_describe_backends(&json);
+	appendStringInfoChar(&json, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json.data)));
+}

@@ -1,0 +1,122 @@
+/*
+ * mergepath.h
+ *		The backend API: what the PostgreSQL glue asks of the CPU and CUDA
+ *		backends.
+ *
+ * Shared by src/ (C) and cuda/ (CUDA C++), so it includes no PostgreSQL
+ * header.  Backends never raise errors: every entry point returns an
+ * mp_status, and the glue alone turns it into an ereport.  Counts are 64-bit
+ * throughout.
+ */
+#ifndef MERGEPATH_H
+#define MERGEPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Element types, one per SQL array type. */
+typedef enum mp_type
+{
+	MP_INT4,
+	MP_INT8,
+	MP_FLOAT4,
+	MP_FLOAT8
+} mp_type;
+
+static inline size_t
+mp_type_size(mp_type type)
+{
+	return (type == MP_INT4 || type == MP_FLOAT4) ? 4 : 8;
+}
+
+typedef enum mp_status
+{
+	MP_OK = 0,
+	MP_UNSORTED,				/* an input is not ascending: bad input */
+	MP_CANCELLED,				/* the interrupt poll asked to stop */
+	MP_NO_DEVICE,				/* no usable GPU (no driver, no device, no CUDA build) */
+	MP_OUT_OF_MEMORY,			/* device or pinned host memory exhausted */
+	MP_DEVICE_ERROR				/* any other CUDA failure */
+} mp_status;
+
+/*
+ * Polled between chunks of work.  Returns true when the caller wants the
+ * backend to stop; the backend then returns MP_CANCELLED with nothing left
+ * running, and the caller raises the error itself, so that no longjmp ever
+ * crosses backend code.
+ */
+typedef bool (*mp_poll_fn) (void);
+
+/* CPU backend (src/cpu_backend.c) */
+
+/*
+ * Merges a[0..na) and b[0..nb) into out[0..na+nb), stable (a first on ties).
+ * With check_sorted, returns MP_UNSORTED when an input is not ascending; the
+ * check rides on the merge itself.
+ */
+extern mp_status mp_cpu_merge(mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll);
+
+/* Index of the first element that is less than its predecessor, or -1. */
+extern int64_t mp_first_unsorted(mp_type type, const void *x, int64_t n);
+
+/* CUDA backend (cuda/, or src/gpu_absent.c in a build without nvcc) */
+
+typedef struct mp_gpu_device
+{
+	char		name[256];
+	int			ordinal;
+	int			compute_major;
+	int			compute_minor;
+	int			multiprocessors;
+	int64_t		memory_total;
+	int64_t		memory_free;
+	int64_t		pool_bytes;		/* device memory this process keeps */
+	int64_t		pinned_bytes;	/* pinned host staging this process keeps */
+	int			runtime_version;
+	int			driver_version;
+} mp_gpu_device;
+
+/* Per-phase timings of the last GPU call, in milliseconds. */
+typedef struct mp_gpu_timing
+{
+	double		h2d_ms;			/* host arrays to the device, staged */
+	double		kernel_ms;		/* partition and tile kernels */
+	double		d2h_ms;			/* result back into the caller's buffer */
+	int64_t		bytes_h2d;
+	int64_t		bytes_d2h;
+	int			chunks;			/* staging-ring chunks moved */
+} mp_gpu_timing;
+
+/*
+ * Creates the CUDA context and the reusable buffers, once per process.  Must
+ * not be called before fork.  MP_NO_DEVICE when there is no usable GPU.
+ */
+extern mp_status mp_gpu_init(void);
+
+/* Frees every device and pinned buffer and the context. */
+extern void mp_gpu_shutdown(void);
+
+extern mp_status mp_gpu_describe(mp_gpu_device *dev);
+
+/* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
+extern mp_status mp_gpu_merge(mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
+
+/* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
+extern const char *mp_gpu_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* MERGEPATH_H */

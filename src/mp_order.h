@@ -1,0 +1,71 @@
+/*
+ * mp_order.h
+ *		PostgreSQL's btree order for the element types, as unsigned keys.
+ *
+ * Every comparison in both backends goes through these keys, so there is one
+ * definition of the order: integers in their natural order; for floats, -0
+ * equals +0, every NaN equals every other NaN and sorts after +Infinity.
+ * A key is only ever compared; the values themselves are what is copied, so
+ * results keep their bits (a -0 stays -0, a NaN keeps its payload).
+ *
+ * Usable from C and from CUDA device code.
+ */
+#ifndef MP_ORDER_H
+#define MP_ORDER_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define MP_HD static __host__ __device__ __forceinline__
+#else
+#define MP_HD static inline
+#endif
+
+MP_HD uint32_t
+mp_key_int4(int32_t x)
+{
+	return (uint32_t) x ^ UINT32_C(0x80000000);
+}
+
+MP_HD uint64_t
+mp_key_int8(int64_t x)
+{
+	return (uint64_t) x ^ UINT64_C(0x8000000000000000);
+}
+
+MP_HD uint32_t
+mp_key_float4(float x)
+{
+	uint32_t	u;
+
+#ifdef __CUDA_ARCH__
+	u = __float_as_uint(x);
+#else
+	memcpy(&u, &x, sizeof(u));
+#endif
+	if (x != x)
+		return UINT32_MAX;
+	if (x == 0.0f)
+		return UINT32_C(0x80000000);
+	return u ^ ((u >> 31) ? UINT32_MAX : UINT32_C(0x80000000));
+}
+
+MP_HD uint64_t
+mp_key_float8(double x)
+{
+	uint64_t	u;
+
+#ifdef __CUDA_ARCH__
+	u = (uint64_t) __double_as_longlong(x);
+#else
+	memcpy(&u, &x, sizeof(u));
+#endif
+	if (x != x)
+		return UINT64_MAX;
+	if (x == 0.0)
+		return UINT64_C(0x8000000000000000);
+	return u ^ ((u >> 63) ? UINT64_MAX : UINT64_C(0x8000000000000000));
+}
+
+#endif							/* MP_ORDER_H */
