@@ -66,7 +66,7 @@ set_error(const char *fmt, const char *a, const char *b)
 mp_status
 cuda_failure(cudaError_t err, const char *what)
 {
-	set_error("%s: %s", cudaGetErrorString(err), what);
+	set_error("%s (in %s)", cudaGetErrorString(err), what);
 	switch (err)
 	{
 		case cudaErrorMemoryAllocation:

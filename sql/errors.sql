@@ -1,0 +1,31 @@
+-- Inputs that gpu_merge refuses, each with its SQLSTATE.
+\set VERBOSITY default
+\set SHOW_CONTEXT never
+
+-- 22004: a NULL element
+SELECT gpu_merge('{1,NULL}'::int4[], '{1}');
+\echo :LAST_ERROR_SQLSTATE
+-- 2202E: more than one dimension
+SELECT gpu_merge('{1}'::int8[], '{{1,2},{3,4}}'::int8[]);
+\echo :LAST_ERROR_SQLSTATE
+-- 22000: not ascending, with the argument and the first offending subscript
+SELECT gpu_merge('{1,3,2,0}'::int4[], '{1}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gpu_merge('{1}'::int8[], '[0:3]={5,5,4,6}'::int8[]);
+SELECT gpu_merge('{NaN,1}'::float8[], '{}');
+SELECT gpu_merge('{0,-0,-1}'::float4[], '{2}');
+-- the first offending element also in a long array (many GPU tiles)
+SELECT gpu_merge(ARRAY(SELECT i FROM generate_series(1, 100000) i) || 5 || 100001, '{7}'::int4[]);
+-- with the check off, nothing is raised and the result is unspecified
+SET mergepath.check_sorted = off;
+SELECT cardinality(gpu_merge('{3,1,2}'::int4[], '{0}'));
+RESET mergepath.check_sorted;
+-- 42883: element types without a variant
+SELECT gpu_merge('{a}'::text[], '{b}'::text[]);
+\echo :LAST_ERROR_SQLSTATE
+-- 54000: a result larger than an array can hold, refused before allocating
+SELECT gpu_merge(x, x) FROM (SELECT array_fill(0, ARRAY[67108864]) AS x) s;
+\echo :LAST_ERROR_SQLSTATE
+-- bad settings
+SET mergepath.device = 'tpu';
+SET mergepath.gpu_min_elements = -1;
