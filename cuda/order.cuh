@@ -22,6 +22,7 @@ struct order<T> \
 	typedef K key_type; \
 	static __host__ __device__ __forceinline__ K key(T x) { return KEYFN(x); } \
 	static __host__ __device__ __forceinline__ bool lt(T x, T y) { return KEYFN(x) < KEYFN(y); } \
+	__host__ __device__ __forceinline__ bool operator()(T x, T y) const { return lt(x, y); } \
 }
 
 MP_ORDER(int32_t, uint32_t, mp_key_int4);

@@ -1,0 +1,377 @@
+/*
+ * bench_merge.cu
+ *		Kernel-level merge: mergepath's Merge Path kernels beside
+ *		cub::DeviceMerge::MergeKeys, thrust::merge, a device-to-device copy
+ *		of the same bytes, and on the host std::merge and mergepath's CPU
+ *		backend.  Device-resident, uniform random sorted keys, median of
+ *		--reps runs timed with CUDA events after a warm-up.  Every result is
+ *		compared bit for bit with CUB's before it is timed.
+ *
+ *	bench_merge [--sizes 1,10,100] [--reps 7] [--tune] [--host]
+ *
+ * --sizes: millions of elements per side.  --tune: time every block shape in
+ * the table below instead of the peers.  --host: add the single-thread host
+ * merges (slow at 100M).
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+#include <thrust/merge.h>
+
+#include "../../cuda/merge_kernels.cuh"
+#include "mergepath.h"
+
+#define CK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) { \
+			fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+			exit(1); \
+		} \
+	} while (0)
+
+static int reps = 7;
+
+template <typename F>
+static float
+median_ms(F &&run)
+{
+	cudaEvent_t start, stop;
+	std::vector<float> t;
+
+	CK(cudaEventCreate(&start));
+	CK(cudaEventCreate(&stop));
+	run();
+	CK(cudaDeviceSynchronize());
+	for (int i = 0; i < reps; i++)
+	{
+		float		ms;
+
+		CK(cudaEventRecord(start));
+		run();
+		CK(cudaEventRecord(stop));
+		CK(cudaEventSynchronize(stop));
+		CK(cudaEventElapsedTime(&ms, start, stop));
+		t.push_back(ms);
+	}
+	CK(cudaEventDestroy(start));
+	CK(cudaEventDestroy(stop));
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+template <typename T>
+__global__ void
+fill_random(T *x, int64_t n, uint64_t seed)
+{
+	int64_t		i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+	{
+		uint64_t	h = (uint64_t) i * 0x9E3779B97F4A7C15ull + seed;
+
+		h ^= h >> 31;
+		h *= 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 29;
+		if constexpr (std::is_floating_point<T>::value)
+			x[i] = (T) ((double) (int64_t) h / 9.2e12);	/* about +-1e6 */
+		else
+			x[i] = (T) h;
+	}
+}
+
+/* n uniform random keys, sorted on the device */
+template <typename T>
+static T *
+sorted_keys(int64_t n, uint64_t seed)
+{
+	T		   *raw,
+			   *sorted;
+	void	   *tmp = nullptr;
+	size_t		tmp_bytes = 0;
+
+	CK(cudaMalloc(&raw, n * sizeof(T)));
+	CK(cudaMalloc(&sorted, n * sizeof(T)));
+	fill_random<<<(unsigned) ((n + 255) / 256), 256>>>(raw, n, seed);
+	CK(cub::DeviceRadixSort::SortKeys(tmp, tmp_bytes, raw, sorted, n));
+	CK(cudaMalloc(&tmp, tmp_bytes));
+	CK(cub::DeviceRadixSort::SortKeys(tmp, tmp_bytes, raw, sorted, n));
+	CK(cudaDeviceSynchronize());
+	CK(cudaFree(tmp));
+	CK(cudaFree(raw));
+	return sorted;
+}
+
+template <typename T>
+static bool
+same_bits(const T *x, const T *y, int64_t n)
+{
+	typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
+
+	return thrust::equal(thrust::device, (const U *) x, (const U *) x + n, (const U *) y);
+}
+
+template <typename T> struct type_name;
+template <> struct type_name<int32_t> { static const char *get() { return "int32"; } };
+template <> struct type_name<int64_t> { static const char *get() { return "int64"; } };
+template <> struct type_name<float> { static const char *get() { return "float32"; } };
+template <> struct type_name<double> { static const char *get() { return "float64"; } };
+
+template <typename T> struct mp_type_of;
+template <> struct mp_type_of<int32_t> { static const mp_type v = MP_INT4; };
+template <> struct mp_type_of<int64_t> { static const mp_type v = MP_INT8; };
+template <> struct mp_type_of<float> { static const mp_type v = MP_FLOAT4; };
+template <> struct mp_type_of<double> { static const mp_type v = MP_FLOAT8; };
+
+static double
+gbps(int64_t n, size_t sz, float ms)
+{
+	return 2.0 * n * sz / (ms * 1e6);
+}
+
+static double
+host_ms(const std::function<void()> &f)
+{
+	auto		t0 = std::chrono::steady_clock::now();
+
+	f();
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <typename T>
+static void
+bench_type(int64_t m, bool with_host)
+{
+	int64_t		n = 2 * m;
+	T		   *a = sorted_keys<T>(m, 1),
+			   *b = sorted_keys<T>(m, 2),
+			   *out,
+			   *ref;
+	int64_t    *parts;
+	int		   *flag;
+	void	   *cub_tmp = nullptr;
+	size_t		cub_tmp_bytes = 0;
+
+	CK(cudaMalloc(&out, n * sizeof(T)));
+	CK(cudaMalloc(&ref, n * sizeof(T)));
+	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T>(m, m)));
+	CK(cudaMalloc(&flag, sizeof(int)));
+	CK(cudaMemset(flag, 0, sizeof(int)));
+	CK(cub::DeviceMerge::MergeKeys(cub_tmp, cub_tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	CK(cudaMalloc(&cub_tmp, cub_tmp_bytes));
+
+	auto		run_cub = [&] {
+		CK(cub::DeviceMerge::MergeKeys(cub_tmp, cub_tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	};
+	auto		run_mp = [&] {
+		CK(mp::merge_on_device(a, m, b, m, out, parts, flag, 0));
+	};
+	auto		run_mp_nocheck = [&] {
+		CK(mp::merge_on_device(a, m, b, m, out, parts, (int *) nullptr, 0));
+	};
+	auto		run_thrust = [&] {
+		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
+	};
+	auto		run_copy = [&] {
+		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
+		CK(cudaMemcpyAsync(out + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));
+	};
+
+	run_cub();
+	run_mp();
+	CK(cudaDeviceSynchronize());
+	int			flag_host = 1;
+
+	CK(cudaMemcpy(&flag_host, flag, sizeof(int), cudaMemcpyDeviceToHost));
+	bool		ok = same_bits(out, ref, n) && flag_host == 0;
+
+	run_thrust();
+	ok = ok && same_bits(out, ref, n);
+
+	float		t_mp = median_ms(run_mp);
+	float		t_mp_nc = median_ms(run_mp_nocheck);
+	float		t_cub = median_ms(run_cub);
+	float		t_thrust = median_ms(run_thrust);
+	float		t_copy = median_ms(run_copy);
+	double		t_std = -1,
+				t_cpu = -1;
+
+	if (with_host)
+	{
+		std::vector<T> ha(m), hb(m), hout(n), href(n);
+
+		CK(cudaMemcpy(ha.data(), a, m * sizeof(T), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(hb.data(), b, m * sizeof(T), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(href.data(), ref, n * sizeof(T), cudaMemcpyDeviceToHost));
+		t_std = host_ms([&] {
+			std::merge(ha.begin(), ha.end(), hb.begin(), hb.end(), hout.begin(), mp::order<T>::lt);
+		});
+		t_cpu = host_ms([&] {
+			mp_cpu_merge(mp_type_of<T>::v, ha.data(), m, hb.data(), m, hout.data(), true, nullptr);
+		});
+		ok = ok && memcmp(hout.data(), href.data(), n * sizeof(T)) == 0;
+	}
+
+	printf("| %-7s | %5lldM | %8.3f | %6.0f | %8.3f | %8.3f | %6.0f | %8.3f | %7.3f | %5.2f | %5.0f%% |",
+		   type_name<T>::get(), (long long) (m / 1000000), t_mp, gbps(n, sizeof(T), t_mp), t_mp_nc,
+		   t_cub, gbps(n, sizeof(T), t_cub), t_thrust, t_copy, t_cub / t_mp,
+		   100.0 * t_copy / t_mp);
+	if (with_host)
+		printf(" %8.1f | %8.1f |", t_std, t_cpu);
+	printf(" %s\n", ok ? "same" : "MISMATCH");
+	if (!ok)
+		exit(1);
+
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+	CK(cudaFree(out));
+	CK(cudaFree(ref));
+	CK(cudaFree(parts));
+	CK(cudaFree(flag));
+	CK(cudaFree(cub_tmp));
+}
+
+/* Block shapes to sweep with --tune; NT * VT * sizeof(T) must fit 48 KB. */
+template <typename T, int NT, int VT>
+static void
+tune_one(const T *a, const T *b, int64_t m, T *out, const T *ref, int64_t *parts, int *flag)
+{
+	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT>(a, m, b, m, out, parts, flag, 0))); };
+
+	run();
+	CK(cudaDeviceSynchronize());
+	bool		ok = same_bits(out, ref, 2 * m);
+	float		t = median_ms(run);
+
+	printf("| %-7s | %5lldM | %4d | %3d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
+		   (long long) (m / 1000000), NT, VT, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
+}
+
+template <typename T>
+static void
+tune_type(int64_t m)
+{
+	T		   *a = sorted_keys<T>(m, 1),
+			   *b = sorted_keys<T>(m, 2),
+			   *out,
+			   *ref;
+	int64_t    *parts;
+	int		   *flag;
+	void	   *tmp = nullptr;
+	size_t		tmp_bytes = 0;
+
+	CK(cudaMalloc(&out, 2 * m * sizeof(T)));
+	CK(cudaMalloc(&ref, 2 * m * sizeof(T)));
+	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T, 64, 3>(m, m)));
+	CK(cudaMalloc(&flag, sizeof(int)));
+	CK(cudaMemset(flag, 0, sizeof(int)));
+	CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	CK(cudaMalloc(&tmp, tmp_bytes));
+	CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	float		t_cub = median_ms([&] {
+		CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	});
+
+	printf("| %-7s | %5lldM |  cub |     | %8.3f | %6.0f |\n", type_name<T>::get(),
+		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
+	if constexpr (sizeof(T) == 4)
+	{
+		tune_one<T, 128, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 23>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 23>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
+	}
+	else
+	{
+		tune_one<T, 128, 5>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 9>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 5>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 5>(a, b, m, out, ref, parts, flag);
+	}
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+	CK(cudaFree(out));
+	CK(cudaFree(ref));
+	CK(cudaFree(parts));
+	CK(cudaFree(flag));
+	CK(cudaFree(tmp));
+}
+
+int
+main(int argc, char **argv)
+{
+	std::vector<int64_t> sizes = {1, 10, 100};
+	bool		tune = false,
+				with_host = false;
+	cudaDeviceProp prop;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--tune"))
+			tune = true;
+		else if (!strcmp(argv[i], "--host"))
+			with_host = true;
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+		{
+			sizes.clear();
+			for (char *s = strtok(argv[++i], ","); s; s = strtok(nullptr, ","))
+				sizes.push_back(atoll(s));
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--sizes 1,10,100] [--reps 7] [--tune] [--host]\n", argv[0]);
+			return 2;
+		}
+	}
+	CK(cudaGetDeviceProperties(&prop, 0));
+	printf("%s, %d SMs; median of %d; GB/s count bytes read + written (2 x n x size)\n\n",
+		   prop.name, prop.multiProcessorCount, reps);
+
+	if (tune)
+	{
+		printf("| type    | n/side |   NT |  VT |       ms |   GB/s |\n"
+			   "|---------|--------|------|-----|----------|--------|\n");
+		for (int64_t s : sizes)
+		{
+			tune_type<int32_t>(s * 1000000);
+			tune_type<int64_t>(s * 1000000);
+		}
+		return 0;
+	}
+	printf("| type    | n/side |  mp ms   |  GB/s  | mp nochk |  cub ms  |  GB/s  | thrust ms | copy ms | cub/mp | copy/mp |%s\n",
+		   with_host ? " std::merge ms | cpu backend ms |" : "");
+	printf("|---------|--------|----------|--------|----------|----------|--------|-----------|---------|--------|---------|%s\n",
+		   with_host ? "----------|----------|" : "");
+	for (int64_t s : sizes)
+	{
+		bench_type<int32_t>(s * 1000000, with_host);
+		bench_type<int64_t>(s * 1000000, with_host);
+		bench_type<float>(s * 1000000, with_host);
+		bench_type<double>(s * 1000000, with_host);
+	}
+	return 0;
+}
