@@ -35,7 +35,7 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = test/test_merge test/*.o test/bench/bench_merge cuda/*.o
+EXTRA_CLEAN = test/test_merge test/bench/bench_merge test/bench/bench_cpu_merge cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -64,7 +64,7 @@ check-c: test/test_merge
 test/bench/bench_merge: test/bench/bench_merge.cu $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
-bench: test/bench/bench_merge
+bench: test/bench/bench_merge test/bench/bench_cpu_merge
 
 installcheck-cpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"
@@ -73,3 +73,6 @@ installcheck-gpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=gpu"
 
 .PHONY: check-c bench installcheck-cpu installcheck-gpu
+
+test/bench/bench_cpu_merge: test/bench/bench_cpu_merge.c $(CPU_OBJS) src/mergepath.h
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu_merge.c $(CPU_OBJS)

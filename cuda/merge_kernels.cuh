@@ -9,10 +9,10 @@
  * 2. merge_tile: each block loads its A and B windows into shared memory with
  *    coalesced loads, each thread finds its own start with the same search
  *    over the shared windows (diagonal tid * VT), merges VT items serially
- *    into registers, and the block writes them back through shared memory so
- *    that the stores are coalesced.  VT is odd so that the transposition
- *    through shared memory has no bank conflicts; shared memory holds one slot
- *    more than the tile so the serial merge can read one past a window's end.
+ *    into registers, and each warp writes its items back through shared
+ *    memory so that the stores are coalesced.  VT is odd so that the
+ *    transposition has no bank conflicts; shared memory holds one slot more
+ *    than the tile so the serial merge can read one past a window's end.
  *
  * The sortedness check rides on the tile kernel: each thread compares the
  * elements it loaded with their predecessors already in shared memory, and
@@ -81,39 +81,18 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	}
 }
 
-template <typename T, int NT, int VT>
-__global__ void __launch_bounds__(NT)
-merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
-		   int64_t nb, const int64_t *__restrict__ parts, T *__restrict__ out,
-		   int *__restrict__ unsorted)
+/*
+ * One tile.  FULL tiles (all but the last) hold exactly NV outputs and need
+ * no bounds checks.
+ */
+template <typename T, int NT, int VT, bool FULL>
+__device__ __forceinline__ void
+merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
+			   int64_t d0, int acount, int count, T *__restrict__ out,
+			   int *__restrict__ unsorted, T *s)
 {
 	constexpr int NV = NT * VT;
-	static_assert(NT >= 32 && VT % 2 == 1, "a block is at least a warp; VT is odd");
-	__shared__ T s[NV + 1];
-
 	const int	tid = threadIdx.x;
-	const int64_t tile = blockIdx.x;
-	const int64_t d0 = tile * NV;
-	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
-	const int64_t a0 = parts[tile];
-	const int64_t a1 = parts[tile + 1];
-	const int64_t b0 = d0 - a0;
-	const int64_t b1 = d1 - a1;
-
-	if (a1 < a0 || b1 < b0)
-	{
-		/* splits go backwards only on unsorted input, and then the windows
-		 * do not fit the tile: flag it, and leave no unwritten output for
-		 * the case where checking is off and the result is unspecified */
-		if (unsorted != nullptr && tid == 0)
-			*unsorted = 1;
-		for (int64_t i = d0 + tid; i < d1; i += NT)
-			out[i] = T();
-		return;
-	}
-
-	const int	acount = (int) (a1 - a0);
-	const int	count = (int) (d1 - d0);
 
 	/* load both windows, all loads in flight before the first store */
 	T			r[VT];
@@ -122,7 +101,7 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	{
 		int			idx = i * NT + tid;
 
-		if (idx < count)
+		if (FULL || idx < count)
 			r[i] = idx < acount ? a[a0 + idx] : b[b0 + (idx - acount)];
 	}
 #pragma unroll
@@ -130,7 +109,7 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	{
 		int			idx = i * NT + tid;
 
-		if (idx < count)
+		if (FULL || idx < count)
 			s[idx] = r[i];
 	}
 	__syncthreads();
@@ -144,7 +123,7 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 		{
 			int			idx = i * NT + tid;
 
-			if (idx < count && idx != 0 && idx != acount)
+			if ((FULL || idx < count) && idx != 0 && idx != acount)
 				bad |= order<T>::lt(r[i], s[idx - 1]);
 		}
 		if (tid == 0 && acount > 0 && a0 > 0)
@@ -156,7 +135,7 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	}
 
 	/* each thread's start, then VT serial merge steps in registers */
-	const int	diag = tid * VT < count ? tid * VT : count;
+	const int	diag = FULL || tid * VT < count ? tid * VT : count;
 	const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
 	int			ai = mp;
 	int			bi = acount + diag - mp;
@@ -168,7 +147,8 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	{
 		bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
 		int			next = take_a ? ++ai : ++bi;
-		T			v = s[next < NV ? next : NV];
+		/* a partial tile's last threads step past its end: stay in bounds */
+		T			v = s[FULL || next < NV ? next : NV];
 
 		r[i] = take_a ? ak : bk;
 		if (take_a)
@@ -178,19 +158,60 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	}
 	__syncthreads();
 
-	/* transpose through shared memory for coalesced stores */
+	/* each warp transposes its own outputs through its own part of shared
+	 * memory, so that its stores are coalesced; no block-wide barrier */
+	const int	lane = tid % 32;
+	const int	warp_base = (tid / 32) * 32 * VT;
+	T		   *ws = s + warp_base;
+
 #pragma unroll
 	for (int i = 0; i < VT; i++)
-		s[tid * VT + i] = r[i];
-	__syncthreads();
+		ws[lane * VT + i] = r[i];
+	__syncwarp();
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
-		int			idx = i * NT + tid;
+		int			idx = warp_base + i * 32 + lane;
 
-		if (idx < count)
-			out[d0 + idx] = s[idx];
+		if (FULL || idx < count)
+			out[d0 + idx] = ws[i * 32 + lane];
 	}
+}
+
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+		   int64_t nb, const int64_t *__restrict__ parts, T *__restrict__ out,
+		   int *__restrict__ unsorted)
+{
+	constexpr int NV = NT * VT;
+	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
+	__shared__ T s[NV + 1];
+
+	const int64_t tile = blockIdx.x;
+	const int64_t d0 = tile * NV;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
+	const int64_t a0 = parts[tile];
+	const int64_t a1 = parts[tile + 1];
+	const int64_t b0 = d0 - a0;
+	const int64_t b1 = d1 - a1;
+
+	if (a1 < a0 || b1 < b0)
+	{
+		/* splits go backwards only on unsorted input, and then the windows
+		 * do not fit the tile: flag it, and leave no unwritten output for
+		 * the case where checking is off and the result is unspecified */
+		if (unsorted != nullptr && threadIdx.x == 0)
+			*unsorted = 1;
+		for (int64_t i = d0 + threadIdx.x; i < d1; i += NT)
+			out[i] = T();
+		return;
+	}
+	if (d1 - d0 == NV)
+		merge_one_tile<T, NT, VT, true>(a, b, a0, b0, d0, (int) (a1 - a0), NV, out, unsorted, s);
+	else
+		merge_one_tile<T, NT, VT, false>(a, b, a0, b0, d0, (int) (a1 - a0), (int) (d1 - d0),
+										 out, unsorted, s);
 }
 
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>

@@ -9,30 +9,33 @@
 #include "mergepath.h"
 #include "mp_order.h"
 
-/* Outputs between two interrupt polls. */
+#include <string.h>
+
+/* Outputs between two interrupt polls, and merges interleaved in a chunk. */
 #define MP_CPU_CHUNK ((int64_t) 1 << 20)
+#define MP_CPU_LANES 3
 
 #define MP_T int32_t
-#define MP_K uint32_t
-#define MP_KEY mp_key_int4
+#define MP_U uint32_t
+#define MP_LT mp_lt_int4
 #define MP_NAME(x) x##_int4
 #include "cpu_merge_impl.h"
 
 #define MP_T int64_t
-#define MP_K uint64_t
-#define MP_KEY mp_key_int8
+#define MP_U uint64_t
+#define MP_LT mp_lt_int8
 #define MP_NAME(x) x##_int8
 #include "cpu_merge_impl.h"
 
 #define MP_T float
-#define MP_K uint32_t
-#define MP_KEY mp_key_float4
+#define MP_U uint32_t
+#define MP_LT mp_lt_float4
 #define MP_NAME(x) x##_float4
 #include "cpu_merge_impl.h"
 
 #define MP_T double
-#define MP_K uint64_t
-#define MP_KEY mp_key_float8
+#define MP_U uint64_t
+#define MP_LT mp_lt_float8
 #define MP_NAME(x) x##_float8
 #include "cpu_merge_impl.h"
 

@@ -8,11 +8,16 @@
  * A key is only ever compared; the values themselves are what is copied, so
  * results keep their bits (a -0 stays -0, a NaN keeps its payload).
  *
+ * The merge loops compare elements with mp_lt_*, the same order written as
+ * native comparisons, which costs fewer instructions than two keys; the C
+ * tests check that the two agree on every pair of special values.
+ *
  * Usable from C and from CUDA device code.
  */
 #ifndef MP_ORDER_H
 #define MP_ORDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -66,6 +71,31 @@ mp_key_float8(double x)
 	if (x == 0.0)
 		return UINT64_C(0x8000000000000000);
 	return u ^ ((u >> 63) ? UINT64_MAX : UINT64_C(0x8000000000000000));
+}
+
+MP_HD bool
+mp_lt_int4(int32_t x, int32_t y)
+{
+	return x < y;
+}
+
+MP_HD bool
+mp_lt_int8(int64_t x, int64_t y)
+{
+	return x < y;
+}
+
+/* x < y already holds -0 = +0; a NaN is only greater than every non-NaN */
+MP_HD bool
+mp_lt_float4(float x, float y)
+{
+	return (x < y) | ((y != y) & (x == x));
+}
+
+MP_HD bool
+mp_lt_float8(double x, double y)
+{
+	return (x < y) | ((y != y) & (x == x));
 }
 
 #endif							/* MP_ORDER_H */

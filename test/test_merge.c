@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "mergepath.h"
+#include "mp_order.h"
 #include "reference.h"
 
 typedef mp_status (*merge_fn) (mp_type type, const void *a, int64_t na,
@@ -405,6 +406,59 @@ run_backend(const backend *be)
 	printf("%s backend: %s\n", be->name, failed == before ? "all checks passed" : "FAILED");
 }
 
+/*
+ * mp_order.h defines the order twice, as keys and as native comparisons:
+ * both must agree with the reference on every pair of special values.
+ */
+static void
+run_order_agreement(void)
+{
+	const backend none = {"order", NULL};
+
+	for (int t = 0; t < 4; t++)
+	{
+		mp_type		type = (mp_type) t;
+		size_t		sz = mp_type_size(type);
+		char		pool[64 * 8];
+		int			bad = 0;
+
+		for (int i = 0; i < 64; i++)
+			gen_special(type, pool, i);
+		for (int i = 0; i < 64; i++)
+			for (int j = 0; j < 64; j++)
+			{
+				const char *x = pool + i * sz,
+						   *y = pool + j * sz;
+				bool		want = ref_cmp(type, x, y) < 0,
+							by_key = false,
+							by_lt = false;
+
+				switch (type)
+				{
+					case MP_INT4:
+						by_key = mp_key_int4(*(int32_t *) x) < mp_key_int4(*(int32_t *) y);
+						by_lt = mp_lt_int4(*(int32_t *) x, *(int32_t *) y);
+						break;
+					case MP_INT8:
+						by_key = mp_key_int8(*(int64_t *) x) < mp_key_int8(*(int64_t *) y);
+						by_lt = mp_lt_int8(*(int64_t *) x, *(int64_t *) y);
+						break;
+					case MP_FLOAT4:
+						by_key = mp_key_float4(*(float *) x) < mp_key_float4(*(float *) y);
+						by_lt = mp_lt_float4(*(float *) x, *(float *) y);
+						break;
+					case MP_FLOAT8:
+						by_key = mp_key_float8(*(double *) x) < mp_key_float8(*(double *) y);
+						by_lt = mp_lt_float8(*(double *) x, *(double *) y);
+						break;
+				}
+				bad += by_key != want || by_lt != want;
+			}
+		check(bad == 0, "keys or comparisons disagree with the reference", "order", &none,
+			  type, 64, 64);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -429,6 +483,7 @@ main(int argc, char **argv)
 		}
 	}
 	printf("seed 0x%" PRIx64 "\n", rng_state);
+	run_order_agreement();
 
 	if (!want_gpu)
 		run_backend(&cpu_backend);

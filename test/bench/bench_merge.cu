@@ -182,6 +182,13 @@ bench_type(int64_t m, bool with_host)
 	auto		run_thrust = [&] {
 		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
 	};
+	auto		run_part = [&] {
+		constexpr int NT = mp::merge_shape<T>::NT, VT = mp::merge_shape<T>::VT;
+		int64_t		parts_n = mp::merge_num_tiles<T>(m, m) + 1;
+
+		mp::merge_partition<T, NT, VT><<<(unsigned) ((parts_n + 127) / 128), 128>>>(a, m, b, m, parts, parts_n);
+		CK(cudaGetLastError());
+	};
 	auto		run_copy = [&] {
 		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
 		CK(cudaMemcpyAsync(out + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));
@@ -203,6 +210,7 @@ bench_type(int64_t m, bool with_host)
 	float		t_cub = median_ms(run_cub);
 	float		t_thrust = median_ms(run_thrust);
 	float		t_copy = median_ms(run_copy);
+	float		t_part = median_ms(run_part);
 	double		t_std = -1,
 				t_cpu = -1;
 
@@ -222,8 +230,8 @@ bench_type(int64_t m, bool with_host)
 		ok = ok && memcmp(hout.data(), href.data(), n * sizeof(T)) == 0;
 	}
 
-	printf("| %-7s | %5lldM | %8.3f | %6.0f | %8.3f | %8.3f | %6.0f | %8.3f | %7.3f | %5.2f | %5.0f%% |",
-		   type_name<T>::get(), (long long) (m / 1000000), t_mp, gbps(n, sizeof(T), t_mp), t_mp_nc,
+	printf("| %-7s | %5lldM | %8.3f | %6.0f | %7.3f | %8.3f | %8.3f | %6.0f | %8.3f | %7.3f | %5.2f | %5.0f%% |",
+		   type_name<T>::get(), (long long) (m / 1000000), t_mp, gbps(n, sizeof(T), t_mp), t_part, t_mp_nc,
 		   t_cub, gbps(n, sizeof(T), t_cub), t_thrust, t_copy, t_cub / t_mp,
 		   100.0 * t_copy / t_mp);
 	if (with_host)
@@ -286,29 +294,22 @@ tune_type(int64_t m)
 		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
 	if constexpr (sizeof(T) == 4)
 	{
-		tune_one<T, 128, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 23>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 15>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 23>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 7>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 19>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 23>(a, b, m, out, ref, parts, flag);
 	}
 	else
 	{
-		tune_one<T, 128, 5>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 9>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 5>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 5>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 9>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
 	}
 	CK(cudaFree(a));
 	CK(cudaFree(b));
@@ -362,9 +363,9 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	printf("| type    | n/side |  mp ms   |  GB/s  | mp nochk |  cub ms  |  GB/s  | thrust ms | copy ms | cub/mp | copy/mp |%s\n",
+	printf("| type    | n/side |  mp ms   |  GB/s  | part ms | mp nochk |  cub ms  |  GB/s  | thrust ms | copy ms | cub/mp | copy/mp |%s\n",
 		   with_host ? " std::merge ms | cpu backend ms |" : "");
-	printf("|---------|--------|----------|--------|----------|----------|--------|-----------|---------|--------|---------|%s\n",
+	printf("|---------|--------|----------|--------|---------|----------|----------|--------|-----------|---------|--------|---------|%s\n",
 		   with_host ? "----------|----------|" : "");
 	for (int64_t s : sizes)
 	{

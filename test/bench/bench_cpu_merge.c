@@ -1,0 +1,139 @@
+/*
+ * bench_cpu_merge.c
+ *		The CPU backend's merge beside a textbook two-pointer merge and a
+ *		memcpy of the same bytes, one thread, sorted random keys, median of 5.
+ *
+ *	bench_cpu_merge [millions per side ...]    (default: 1 10)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mergepath.h"
+#include "mp_order.h"
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *p, const void *q)
+{
+	double		x = *(const double *) p,
+				y = *(const double *) q;
+
+	return (x > y) - (x < y);
+}
+
+/* n sorted random values of the type, drawn as doubles and converted */
+static void *
+sorted_values(mp_type type, int64_t n, unsigned seed)
+{
+	double	   *d = malloc(n * sizeof(double));
+	char	   *out = malloc(n * mp_type_size(type));
+
+	srand(seed);
+	for (int64_t i = 0; i < n; i++)
+		d[i] = ((double) rand() / RAND_MAX) * 4e9 - 2e9;
+	qsort(d, n, sizeof(double), cmp_double);
+	for (int64_t i = 0; i < n; i++)
+		switch (type)
+		{
+			case MP_INT4:
+				((int32_t *) out)[i] = (int32_t) (d[i] / 2);
+				break;
+			case MP_INT8:
+				((int64_t *) out)[i] = (int64_t) d[i];
+				break;
+			case MP_FLOAT4:
+				((float *) out)[i] = (float) d[i];
+				break;
+			case MP_FLOAT8:
+				((double *) out)[i] = d[i];
+				break;
+		}
+	free(d);
+	return out;
+}
+
+/* the textbook loop, for int4 only: what a first attempt looks like */
+static void
+plain_merge_int4(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int32_t *out)
+{
+	int64_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+		out[k++] = b[j] < a[i] ? b[j++] : a[i++];
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+}
+
+static int
+cmp_ms(const void *p, const void *q)
+{
+	return cmp_double(p, q);
+}
+
+#define MEDIAN_OF_5(ms, stmt) \
+	do { \
+		double t_[5]; \
+		for (int r_ = 0; r_ < 5; r_++) { double t0_ = now_ms(); stmt; t_[r_] = now_ms() - t0_; } \
+		qsort(t_, 5, sizeof(double), cmp_ms); \
+		ms = t_[2]; \
+	} while (0)
+
+int
+main(int argc, char **argv)
+{
+	static const char *const names[] = {"int4", "int8", "float4", "float8"};
+	int64_t		sizes[16] = {1, 10};
+	int			nsizes = 2;
+
+	if (argc > 1)
+		for (nsizes = 0; nsizes < argc - 1 && nsizes < 16; nsizes++)
+			sizes[nsizes] = atoll(argv[nsizes + 1]);
+
+	printf("| type   | n/side | memcpy ms | plain ms | mp cpu ms | mp nochk | mp / memcpy | Melem/s |\n");
+	printf("|--------|--------|-----------|----------|-----------|----------|-------------|---------|\n");
+	for (int s = 0; s < nsizes; s++)
+		for (int t = 0; t < 4; t++)
+		{
+			mp_type		type = (mp_type) t;
+			int64_t		m = sizes[s] * 1000000;
+			size_t		bytes = 2 * m * mp_type_size(type);
+			char	   *a = sorted_values(type, m, 1),
+					   *b = sorted_values(type, m, 2),
+					   *out = malloc(bytes),
+					   *out2 = malloc(bytes);
+			double		t_copy,
+						t_plain = -1,
+						t_mp,
+						t_nc;
+
+			memset(out, 1, bytes);
+			memset(out2, 1, bytes);
+			MEDIAN_OF_5(t_copy, (memcpy(out2, a, bytes / 2), memcpy(out2 + bytes / 2, b, bytes / 2)));
+			if (type == MP_INT4)
+				MEDIAN_OF_5(t_plain, plain_merge_int4((int32_t *) a, m, (int32_t *) b, m, (int32_t *) out2));
+			MEDIAN_OF_5(t_mp, mp_cpu_merge(type, a, m, b, m, out, true, NULL));
+			MEDIAN_OF_5(t_nc, mp_cpu_merge(type, a, m, b, m, out, false, NULL));
+			printf("| %-6s | %5lldM | %9.2f | %8.2f | %9.2f | %8.2f | %11.2f | %7.0f |\n",
+				   names[t], (long long) sizes[s], t_copy, t_plain, t_mp, t_nc, t_mp / t_copy,
+				   2.0 * m / t_mp / 1e3);
+			free(a);
+			free(b);
+			free(out);
+			free(out2);
+		}
+	return 0;
+}

@@ -1,0 +1,79 @@
+-- SQL-level gpu_merge beside what PostgreSQL offers, in one backend.
+-- Arrays of sorted random int4 are read from a temp table (so PostgreSQL
+-- detoasts them, as it would in real use); each figure is the median of
+-- several runs of `SELECT cardinality(f(a, b)) FROM pairs WHERE n = ...`
+-- after a warm-up run.  Run through test/bench/sql_bench.sh.
+\set ON_ERROR_STOP 1
+\pset footer off
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS mergepath;
+CREATE EXTENSION IF NOT EXISTS intarray;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TEMP TABLE pairs AS
+SELECT n,
+       (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 4e9 - 2e9)::int4 AS x
+                                             FROM generate_series(1, n)) s) AS a,
+       (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 4e9 - 2e9)::int4 AS x
+                                             FROM generate_series(1, n)) s) AS b
+FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
+
+-- median of reps runs of a query, in ms, after one warm-up run
+CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+  times float8[] := '{}';
+BEGIN
+  EXECUTE query;
+  FOR i IN 1..reps LOOP
+    t0 := clock_timestamp();
+    EXECUTE query;
+    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
+  END LOOP;
+  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1);
+END $$;
+
+CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE ms numeric;
+BEGIN
+  PERFORM set_config('mergepath.device', device, true);
+  ms := pg_temp.median_ms(query, reps);
+  PERFORM set_config('mergepath.device', 'auto', true);
+  RETURN ms;
+END $$;
+
+CREATE TEMP TABLE results AS
+SELECT n,
+       pg_temp.median_ms(format('SELECT cardinality(a || b) FROM pairs WHERE n = %s', n), reps) AS floor_ms,
+       pg_temp.on_backend('cpu', format('SELECT cardinality(gpu_merge(a, b)) FROM pairs WHERE n = %s', n), reps) AS cpu_ms,
+       CASE WHEN :'gpu' = 'on'
+            THEN pg_temp.on_backend('gpu', format('SELECT cardinality(gpu_merge(a, b)) FROM pairs WHERE n = %s', n), reps)
+       END AS gpu_ms,
+       pg_temp.median_ms(format('SELECT cardinality(sort(a || b)) FROM pairs WHERE n = %s', n), slow_reps) AS intarray_sort_ms,
+       pg_temp.median_ms(format('SELECT cardinality((SELECT array_agg(x ORDER BY x) FROM '
+                                '(SELECT unnest(a) AS x UNION ALL SELECT unnest(b)) u)) FROM pairs WHERE n = %s', n),
+                         slow_reps) AS array_agg_ms
+FROM (SELECT n, CASE WHEN n >= 10000000 THEN 3 ELSE 7 END AS reps,
+             CASE WHEN n >= 10000000 THEN 1 WHEN n >= 1000000 THEN 3 ELSE 5 END AS slow_reps
+      FROM pairs) s
+ORDER BY n;
+
+\echo
+\echo gpu_merge(a, b) of two sorted int4 arrays of n elements each, ms (median)
+SELECT n AS "n per side", floor_ms AS "a || b (floor)", cpu_ms AS "gpu_merge cpu", gpu_ms AS "gpu_merge gpu",
+       intarray_sort_ms AS "sort(a || b)", array_agg_ms AS "array_agg ORDER BY",
+       round(cpu_ms / nullif(floor_ms, 0), 2) AS "cpu / floor",
+       round(gpu_ms / nullif(cpu_ms, 0), 2) AS "gpu / cpu",
+       round(intarray_sort_ms / nullif(cpu_ms, 0), 1) AS "sort / cpu"
+FROM results ORDER BY n;
+
+SELECT :'gpu' = 'on' AS have_gpu \gset
+\if :have_gpu
+SET mergepath.device = gpu;
+SELECT cardinality(gpu_merge(a, b)) AS elements FROM pairs WHERE n = (SELECT max(n) FROM pairs);
+\echo
+\echo per-phase timings of that last GPU call (mergepath_info()->'last_call')
+SELECT key, value FROM jsonb_each_text(mergepath_info()->'last_call');
+\endif
