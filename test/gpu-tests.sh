@@ -29,7 +29,7 @@ step() {
 }
 
 sanitize() {
-	timeout 300 compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_merge --gpu --quick
+	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_merge --gpu --quick
 }
 
 slot_limit() {
