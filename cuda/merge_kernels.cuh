@@ -4,8 +4,9 @@
  *
  * 1. merge_partition: one thread per tile boundary binary-searches the
  *    cross-diagonal diag = tile * NV of the (A, B) grid and records how many A
- *    elements precede it in the merged order.  The splits are exact, so every
- *    tile merges exactly NV outputs and no atomics are needed.
+ *    elements precede it in the merged order (in two levels, see there).  The
+ *    splits are exact, so every tile merges exactly NV outputs and no atomics
+ *    are needed.
  * 2. merge_tile: each block loads its A and B windows into shared memory with
  *    coalesced loads, each thread finds its own start with the same search
  *    over the shared windows (diagonal tid * VT), merges VT items serially
@@ -64,20 +65,59 @@ merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
 	return lo;
 }
 
+/*
+ * Tile boundaries, 32 to a warp: lanes 0 and 1 search the whole grid for the
+ * splits at the warp's first boundary and 32 boundaries on, then every lane
+ * searches only between those two.  On sorted input the splits never
+ * decrease, so each boundary's split lies in that bracket; the narrow search
+ * takes about log2(32 * NV) steps instead of log2(na + nb), over memory its
+ * neighbours touch too.  (On unsorted input a bracket may be wrong; the
+ * tile kernel's check does not depend on where the splits fall.)
+ */
 template <typename T, int NT, int VT>
-__global__ void __launch_bounds__(NT)
+__global__ void __launch_bounds__(128)
 merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts)
 {
-	int64_t		i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	constexpr int NV = NT * VT;
+	const int	lane = threadIdx.x % 32;
+	const int64_t first = ((int64_t) blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * 32;
+	const int64_t total = na + nb;
 
-	if (i < num_parts)
+	if (first >= num_parts)
+		return;
+
+	int64_t		bracket = 0;
+
+	if (lane < 2)
 	{
-		int64_t		diag = i * (NT * VT);
+		int64_t		p = first + lane * 32 < num_parts ? first + lane * 32 : num_parts - 1;
+		int64_t		diag = p * NV < total ? p * NV : total;
 
-		if (diag > na + nb)
-			diag = na + nb;
-		parts[i] = merge_path_search<T>(a, na, b, nb, diag);
+		bracket = merge_path_search<T>(a, na, b, nb, diag);
+	}
+	const int64_t lo_a = __shfl_sync(0xFFFFFFFFu, bracket, 0);
+	const int64_t hi_a = __shfl_sync(0xFFFFFFFFu, bracket, 1);
+	const int64_t p = first + lane;
+
+	if (p < num_parts)
+	{
+		int64_t		diag = p * NV < total ? p * NV : total;
+		int64_t		lo = diag > nb ? diag - nb : 0;
+		int64_t		hi = diag < na ? diag : na;
+
+		lo = lo_a > lo && lo_a <= hi ? lo_a : lo;
+		hi = hi_a < hi && hi_a >= lo ? hi_a : hi;
+		while (lo < hi)
+		{
+			int64_t		mid = (lo + hi) >> 1;
+
+			if (!order<T>::lt(b[diag - 1 - mid], a[mid]))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		parts[p] = lo;
 	}
 }
 

@@ -4,6 +4,9 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -58,6 +61,25 @@ mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name, mp_arg *arg)
 }
 
 /*
+ * Large allocations are fresh mappings, and the first write to each of their
+ * pages traps into the kernel.  Asking the kernel to fault the pages in ahead
+ * does the same work without a trap per page: about half the cost of
+ * writing 80 MB of new memory.  Best effort (Linux 5.14 on).
+ */
+static void
+mp_prefault(void *p, Size nbytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
+	uintptr_t	end = ((uintptr_t) p + nbytes) & ~(page - 1);
+
+	if (nbytes >= ((Size) 1 << 22) && end > start)
+		(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
+#endif
+}
+
+/*
  * A one-dimensional result of n elements, lower bound 1, data left for the
  * caller to fill.  Refuses, before allocating, a result PostgreSQL could not
  * hold.
@@ -82,6 +104,7 @@ mp_new_result(Oid elemtype, int64 n, const char *fname)
 
 	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
 	result = (ArrayType *) palloc(nbytes);
+	mp_prefault(result, nbytes);
 	memset(result, 0, ARR_OVERHEAD_NONULLS(1));
 	SET_VARSIZE(result, nbytes);
 	result->ndim = 1;

@@ -13,7 +13,9 @@
 
 /* Outputs between two interrupt polls, and merges interleaved in a chunk. */
 #define MP_CPU_CHUNK ((int64_t) 1 << 20)
+#ifndef MP_CPU_LANES
 #define MP_CPU_LANES 3
+#endif
 
 #define MP_T int32_t
 #define MP_U uint32_t

@@ -31,7 +31,7 @@ BEGIN
     EXECUTE query;
     times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
   END LOOP;
-  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1);
+  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 2);
 END $$;
 
 CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
