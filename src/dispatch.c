@@ -391,7 +391,8 @@ mp_describe_backends(StringInfo json)
 		char		cc[32];
 
 		snprintf(cc, sizeof(cc), "%d.%d", dev.compute_major, dev.compute_minor);
-		json_str(json, "available", "yes", true);
+		json_key(json, "available", true);
+		appendStringInfoString(json, "true");
 		json_str(json, "name", dev.name, false);
 		json_str(json, "compute_capability", cc, false);
 		json_int(json, "multiprocessors", dev.multiprocessors);
@@ -404,7 +405,8 @@ mp_describe_backends(StringInfo json)
 	}
 	else
 	{
-		json_str(json, "available", "no", true);
+		json_key(json, "available", true);
+		appendStringInfoString(json, "false");
 		json_str(json, "reason", why ? why : mp_gpu_last_error(), false);
 	}
 	appendStringInfoChar(json, '}');

@@ -14,7 +14,7 @@
 PG_MODULE_MAGIC;
 
 int			mp_device = MP_DEVICE_AUTO;
-int			mp_gpu_min_elements = 1000000;
+int			mp_gpu_min_elements = 60000;
 bool		mp_check_sorted = true;
 int			mp_max_gpu_backends = 8;
 
@@ -44,7 +44,7 @@ _PG_init(void)
 	DefineCustomIntVariable("mergepath.gpu_min_elements",
 							"Input elements from which mergepath.device = auto uses the GPU.",
 							NULL,
-							&mp_gpu_min_elements, 1000000, 0, INT_MAX,
+							&mp_gpu_min_elements, 60000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.check_sorted",
 							 "Check that array arguments are in ascending order.",

@@ -5,5 +5,5 @@
 set -euo pipefail
 sizes=${SIZES:-1000,10000,100000,300000,1000000,3000000,10000000}
 gpu=$(psql -X -At -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
-	-c "SELECT CASE WHEN mergepath_info()->'gpu'->>'available' = 'yes' THEN 'on' ELSE 'off' END" | tail -1)
+	-c "SELECT CASE WHEN mergepath_info()->'gpu'->>'available' = 'true' THEN 'on' ELSE 'off' END" | tail -1)
 psql -X -v sizes="$sizes" -v gpu="$gpu" -f "$(dirname "$0")/sql_bench.sql"

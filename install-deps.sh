@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what building and testing mergepath needs on Debian 12, if it is
+# missing: PostgreSQL 15 (server, client, PGXS headers; intarray comes with
+# the server), make and gcc.  The CUDA toolkit is optional: with nvcc under
+# /usr/local/cuda (or on PATH) the CUDA backend is built too.
+set -euo pipefail
+need=()
+for pkg in postgresql-15 postgresql-client-15 postgresql-server-dev-15 make gcc; do
+	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "installing: ${need[*]}"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi

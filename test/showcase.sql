@@ -1,0 +1,36 @@
+-- mergepath, shown: run by showcase.sh against a throwaway server.
+\pset footer off
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS mergepath;
+CREATE EXTENSION mergepath;
+
+\echo
+\echo '== gpu_merge: two sorted arrays in, one sorted array out (stable: a first on ties)'
+SELECT gpu_merge('{1,3,5,7}'::int4[], '{2,3,6}'::int4[]);
+\echo '== floats in PostgreSQL order: -0 = 0 (bits kept), NaN after Infinity'
+SELECT gpu_merge('{-Infinity,-0,2.5,NaN}'::float8[], '{0,2.5,Infinity}'::float8[]);
+\echo '== from a table: sorted arrays built with array_agg(x ORDER BY x)'
+CREATE TEMP TABLE orders AS SELECT g % 7 AS shop, (g * 37) % 1000 AS amount FROM generate_series(1, 60) g;
+SELECT gpu_merge((SELECT array_agg(amount ORDER BY amount) FROM orders WHERE shop = 1),
+                 (SELECT array_agg(amount ORDER BY amount) FROM orders WHERE shop = 2)) AS shops_1_and_2;
+
+\echo '== unsorted input is refused, and the error says where'
+\set ON_ERROR_STOP 0
+SELECT gpu_merge('{1,5,3}'::int4[], '{2}'::int4[]);
+\set ON_ERROR_STOP 1
+
+\echo '== which backend ran, and what the GPU backend sees'
+SET mergepath.device = cpu;
+SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
+SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_cpu;
+RESET mergepath.device;
+SELECT jsonb_pretty(mergepath_info()->'gpu') AS gpu;
+SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu \gset
+\if :have_gpu
+SET mergepath.device = gpu;
+SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
+SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_gpu;
+RESET mergepath.device;
+\endif
+\echo
+\echo '== timings (sizes in SIZES): gpu_merge on each backend beside PostgreSQL'
