@@ -20,6 +20,8 @@ struct gpu_state
 	bool		unusable;		/* no driver or no device: stays so */
 	cudaStream_t stream;
 	cudaEvent_t slot_done[STAGE_SLOTS];
+	cudaEvent_t kernel_start;
+	cudaEvent_t kernel_stop;
 	char	   *pinned;			/* STAGE_SLOTS * STAGE_CHUNK, then scratch */
 	void	   *pool;
 	size_t		pool_bytes;
@@ -41,6 +43,10 @@ release_all(bool reset_device)
 	for (int i = 0; i < STAGE_SLOTS; i++)
 		if (state.slot_done[i])
 			cudaEventDestroy(state.slot_done[i]);
+	if (state.kernel_start)
+		cudaEventDestroy(state.kernel_start);
+	if (state.kernel_stop)
+		cudaEventDestroy(state.kernel_stop);
 	if (state.stream)
 		cudaStreamDestroy(state.stream);
 	if (reset_device && state.ready)
@@ -50,6 +56,8 @@ release_all(bool reset_device)
 	state.pinned = nullptr;
 	for (int i = 0; i < STAGE_SLOTS; i++)
 		state.slot_done[i] = nullptr;
+	state.kernel_start = nullptr;
+	state.kernel_stop = nullptr;
 	state.stream = nullptr;
 	state.ready = false;
 	cudaGetLastError();
@@ -96,6 +104,18 @@ cudaStream_t
 gpu_stream()
 {
 	return state.stream;
+}
+
+cudaEvent_t
+gpu_kernel_start()
+{
+	return state.kernel_start;
+}
+
+cudaEvent_t
+gpu_kernel_stop()
+{
+	return state.kernel_stop;
 }
 
 void *
@@ -248,6 +268,8 @@ create_state()
 	MP_CUDA(cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking));
 	for (int i = 0; i < STAGE_SLOTS; i++)
 		MP_CUDA(cudaEventCreateWithFlags(&state.slot_done[i], cudaEventDisableTiming));
+	MP_CUDA(cudaEventCreate(&state.kernel_start));
+	MP_CUDA(cudaEventCreate(&state.kernel_stop));
 	MP_CUDA(cudaHostAlloc((void **) &state.pinned, STAGE_SLOTS * STAGE_CHUNK + SCRATCH_BYTES,
 						  cudaHostAllocDefault));
 	return MP_OK;

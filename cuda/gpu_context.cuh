@@ -30,6 +30,10 @@ mp_status cuda_failure(cudaError_t err, const char *what);
 
 cudaStream_t gpu_stream();
 
+/* Two events for timing the kernels of a call. */
+cudaEvent_t gpu_kernel_start();
+cudaEvent_t gpu_kernel_stop();
+
 /* A pinned scratch area of at least 64 bytes for small results (flags,
  * counts), apart from the staging ring. */
 void	   *gpu_pinned_scratch();

@@ -24,7 +24,6 @@ merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 	size_t		at_parts = carve.take<char>(merge_parts_bytes<T>(na, nb));
 	size_t		at_flag = carve.take<int>(1);
 	char	   *pool;
-	cudaEvent_t start, stop;
 
 	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
 		return st;
@@ -38,12 +37,8 @@ merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 	if (mp_status st = stage_in(in, 2, poll, timing))
 		return st;
 
-	MP_CUDA(cudaEventCreate(&start));
-	if (cudaError_t err = cudaEventCreate(&stop))
-	{
-		cudaEventDestroy(start);
-		return cuda_failure(err, "cudaEventCreate");
-	}
+	cudaEvent_t start = gpu_kernel_start();
+	cudaEvent_t stop = gpu_kernel_stop();
 	cudaError_t err = cudaMemsetAsync(d_flag, 0, sizeof(int), stream);
 
 	if (!err)
@@ -64,8 +59,6 @@ merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 		err = cudaEventElapsedTime(&ms, start, stop);
 		timing->kernel_ms += ms;
 	}
-	cudaEventDestroy(start);
-	cudaEventDestroy(stop);
 	if (err)
 		return cuda_failure(err, "merge kernels");
 	if (check_sorted && *flag_host)

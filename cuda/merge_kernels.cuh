@@ -30,7 +30,6 @@
 #define MERGE_KERNELS_CUH
 
 #include <cstdint>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "order.cuh"
@@ -44,7 +43,6 @@ struct merge_shape
 {
 	static constexpr int NT = 128;
 	static constexpr int VT = sizeof(T) == 4 ? 15 : 11;
-	static constexpr int S = 1;
 };
 
 /* Number of A elements among the first diag outputs of the stable merge. */
@@ -68,19 +66,22 @@ merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
 }
 
 /*
- * Tile boundaries, 32 to a warp: lanes 0 and 1 search the whole grid for the
- * splits at the warp's first boundary and 32 boundaries on, then every lane
- * searches only between those two.  On sorted input the splits never
+ * Tile boundaries, 32 to a warp.  When bracketed, lanes 0 and 1 search the
+ * whole grid for the splits at the warp's first boundary and 32 boundaries
+ * on, then every lane searches only between those two.  On sorted input the splits never
  * decrease, so each boundary's split lies in that bracket; the narrow search
  * takes about log2(32 * NV) steps instead of log2(na + nb), over memory its
  * neighbours touch too.  (On unsorted input a bracket may be wrong; the
- * tile kernel's check does not depend on where the splits fall.)
+ * tile kernel's check does not depend on where the splits fall.)  With few
+ * boundaries the searches are bound by their chain of dependent loads rather
+ * than by random fetches, and one full search each is the shorter chain.
  */
-template <typename T, int NV>
+template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
 merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
-				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts)
+				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts, bool bracketed)
 {
+	constexpr int NV = NT * VT;
 	const int	lane = threadIdx.x % 32;
 	const int64_t first = ((int64_t) blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * 32;
 	const int64_t total = na + nb;
@@ -88,9 +89,9 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	if (first >= num_parts)
 		return;
 
-	int64_t		bracket = 0;
+	int64_t		bracket = lane == 0 ? 0 : na;
 
-	if (lane < 2)
+	if (lane < 2 && bracketed)
 	{
 		int64_t		p = first + lane * 32 < num_parts ? first + lane * 32 : num_parts - 1;
 		int64_t		diag = p * NV < total ? p * NV : total;
@@ -123,35 +124,36 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 }
 
 /*
- * One tile of S * NV outputs.  The block copies both windows into shared
- * memory asynchronously (no register staging: every load is in flight at
- * once), checks them, then for each of its S sub-tiles every thread finds its
- * start by a search over the shared windows, merges VT items in registers,
- * and its warp writes them out through the warp's own transposition area.
- * Nothing is written to the windows after the load, so sub-tiles need no
- * block-wide barrier.  FULL tiles (all but the last) need no bounds checks.
+ * One tile.  FULL tiles (all but the last) hold exactly NV outputs and need
+ * no bounds checks.
  */
-template <typename T, int NT, int VT, int S, bool FULL>
+template <typename T, int NT, int VT, bool FULL>
 __device__ __forceinline__ void
 merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
 			   int64_t d0, int acount, int count, T *__restrict__ out,
-			   int *__restrict__ unsorted, T *w, T *x)
+			   int *__restrict__ unsorted, T *s)
 {
 	constexpr int NV = NT * VT;
-	constexpr int TV = S * NV;
 	const int	tid = threadIdx.x;
 
+	/* load both windows, all loads in flight before the first store */
+	T			r[VT];
 #pragma unroll
-	for (int i = 0; i < S * VT; i++)
+	for (int i = 0; i < VT; i++)
 	{
 		int			idx = i * NT + tid;
 
 		if (FULL || idx < count)
-			__pipeline_memcpy_async(w + idx, idx < acount ? a + a0 + idx : b + b0 + (idx - acount),
-									sizeof(T));
+			r[i] = idx < acount ? a[a0 + idx] : b[b0 + (idx - acount)];
 	}
-	__pipeline_commit();
-	__pipeline_wait_prior(0);
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		int			idx = i * NT + tid;
+
+		if (FULL || idx < count)
+			s[idx] = r[i];
+	}
 	__syncthreads();
 
 	if (unsorted != nullptr)
@@ -159,89 +161,78 @@ merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int
 		bool		bad = false;
 
 #pragma unroll
-		for (int i = 0; i < S * VT; i++)
+		for (int i = 0; i < VT; i++)
 		{
 			int			idx = i * NT + tid;
 
 			if ((FULL || idx < count) && idx != 0 && idx != acount)
-				bad |= order<T>::lt(w[idx], w[idx - 1]);
+				bad |= order<T>::lt(r[i], s[idx - 1]);
 		}
 		if (tid == 0 && acount > 0 && a0 > 0)
-			bad |= order<T>::lt(w[0], a[a0 - 1]);
+			bad |= order<T>::lt(s[0], a[a0 - 1]);
 		if (tid == 1 && acount < count && b0 > 0)
-			bad |= order<T>::lt(w[acount], b[b0 - 1]);
+			bad |= order<T>::lt(s[acount], b[b0 - 1]);
 		if (bad)
 			*unsorted = 1;
 	}
 
+	/* each thread's start, then VT serial merge steps in registers */
+	const int	diag = FULL || tid * VT < count ? tid * VT : count;
+	const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
+	int			ai = mp;
+	int			bi = acount + diag - mp;
+	T			ak = s[ai];
+	T			bk = s[bi];
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
+		int			next = take_a ? ++ai : ++bi;
+		/* a partial tile's last threads step past its end: stay in bounds */
+		T			v = s[FULL || next < NV ? next : NV];
+
+		r[i] = take_a ? ak : bk;
+		if (take_a)
+			ak = v;
+		else
+			bk = v;
+	}
+	__syncthreads();
+
+	/* each warp transposes its own outputs through its own part of shared
+	 * memory, so that its stores are coalesced; no block-wide barrier */
 	const int	lane = tid % 32;
 	const int	warp_base = (tid / 32) * 32 * VT;
-	T		   *wx = x + warp_base;
+	T		   *ws = s + warp_base;
 
-#pragma unroll 1
-	for (int sub = 0; sub < S; sub++)
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+		ws[lane * VT + i] = r[i];
+	__syncwarp();
+#pragma unroll
+	for (int i = 0; i < VT; i++)
 	{
-		const int	sub_base = sub * NV;
+		int			idx = warp_base + i * 32 + lane;
 
-		if (!FULL && sub_base >= count)
-			break;
-
-		/* this thread's start, then VT serial merge steps in registers */
-		const int	diag = FULL || sub_base + tid * VT < count ? sub_base + tid * VT : count;
-		const int	mp = merge_path_search<T>(w, acount, w + acount, count - acount, diag);
-		int			ai = mp;
-		int			bi = acount + diag - mp;
-		T			ak = w[ai];
-		T			bk = w[bi];
-		T			r[VT];
-
-#pragma unroll
-		for (int i = 0; i < VT; i++)
-		{
-			bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
-			int			next = take_a ? ++ai : ++bi;
-			/* a partial tile's last threads step past its end: stay in bounds */
-			T			v = w[FULL || next < TV ? next : TV];
-
-			r[i] = take_a ? ak : bk;
-			if (take_a)
-				ak = v;
-			else
-				bk = v;
-		}
-
-		/* transpose through the warp's own area for coalesced stores */
-#pragma unroll
-		for (int i = 0; i < VT; i++)
-			wx[lane * VT + i] = r[i];
-		__syncwarp();
-#pragma unroll
-		for (int i = 0; i < VT; i++)
-		{
-			int			idx = sub_base + warp_base + i * 32 + lane;
-
-			if (FULL || idx < count)
-				out[d0 + idx] = wx[i * 32 + lane];
-		}
-		__syncwarp();
+		if (FULL || idx < count)
+			out[d0 + idx] = ws[i * 32 + lane];
 	}
 }
 
-template <typename T, int NT, int VT, int S>
+template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 		   int64_t nb, const int64_t *__restrict__ parts, T *__restrict__ out,
 		   int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
-	constexpr int TV = S * NV;
 	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
-	__shared__ T w[TV + 1];
-	__shared__ T x[NV];
+	__shared__ T s[NV + 1];
 
 	const int64_t tile = blockIdx.x;
-	const int64_t d0 = tile * TV;
-	const int64_t d1 = d0 + TV < na + nb ? d0 + TV : na + nb;
+	const int64_t d0 = tile * NV;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
 	const int64_t a0 = parts[tile];
 	const int64_t a1 = parts[tile + 1];
 	const int64_t b0 = d0 - a0;
@@ -258,40 +249,29 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 			out[i] = T();
 		return;
 	}
-	if (d1 - d0 == TV)
-		merge_one_tile<T, NT, VT, S, true>(a, b, a0, b0, d0, (int) (a1 - a0), TV, out, unsorted, w, x);
+	if (d1 - d0 == NV)
+		merge_one_tile<T, NT, VT, true>(a, b, a0, b0, d0, (int) (a1 - a0), NV, out, unsorted, s);
 	else
-		merge_one_tile<T, NT, VT, S, false>(a, b, a0, b0, d0, (int) (a1 - a0), (int) (d1 - d0),
-											out, unsorted, w, x);
+		merge_one_tile<T, NT, VT, false>(a, b, a0, b0, d0, (int) (a1 - a0), (int) (d1 - d0),
+										 out, unsorted, s);
 }
 
-#define MP_SHAPE_PARAMS int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT, int S = merge_shape<T>::S
+/* Tile boundaries from which the partition searches in two levels. */
+#define MERGE_BRACKET_FROM 32768
 
-template <typename T, MP_SHAPE_PARAMS>
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline int64_t
 merge_num_tiles(int64_t na, int64_t nb)
 {
-	return (na + nb + S * NT * VT - 1) / (S * NT * VT);
+	return (na + nb + NT * VT - 1) / (NT * VT);
 }
 
 /* Bytes of partition array that merge_on_device needs. */
-template <typename T, MP_SHAPE_PARAMS>
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline size_t
 merge_parts_bytes(int64_t na, int64_t nb)
 {
-	return (size_t) (merge_num_tiles<T, NT, VT, S>(na, nb) + 1) * sizeof(int64_t);
-}
-
-template <typename T, MP_SHAPE_PARAMS>
-inline cudaError_t
-merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_t *parts,
-						  cudaStream_t stream)
-{
-	int64_t		num_parts = merge_num_tiles<T, NT, VT, S>(na, nb) + 1;
-
-	merge_partition<T, S * NT * VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
-		(a, na, b, nb, parts, num_parts);
-	return cudaGetLastError();
+	return (size_t) (merge_num_tiles<T, NT, VT>(na, nb) + 1) * sizeof(int64_t);
 }
 
 /*
@@ -299,22 +279,23 @@ merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_
  * otherwise *unsorted must be zero on entry and is set to 1 when an input is
  * not ascending.
  */
-template <typename T, MP_SHAPE_PARAMS>
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline cudaError_t
 merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 				int64_t *parts, int *unsorted, cudaStream_t stream)
 {
-	int64_t		tiles = merge_num_tiles<T, NT, VT, S>(na, nb);
+	int64_t		tiles = merge_num_tiles<T, NT, VT>(na, nb);
 
 	if (tiles == 0)
 		return cudaSuccess;
-	if (cudaError_t err = merge_partition_on_device<T, NT, VT, S>(a, na, b, nb, parts, stream))
+	merge_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0, stream>>>
+		(a, na, b, nb, parts, tiles + 1, tiles + 1 > MERGE_BRACKET_FROM);
+	if (cudaError_t err = cudaGetLastError())
 		return err;
-	merge_tile<T, NT, VT, S><<<(unsigned) tiles, NT, 0, stream>>>(a, na, b, nb, parts, out, unsorted);
+	merge_tile<T, NT, VT><<<(unsigned) tiles, NT, 0, stream>>>
+		(a, na, b, nb, parts, out, unsorted);
 	return cudaGetLastError();
 }
-
-#undef MP_SHAPE_PARAMS
 
 }								/* namespace mp */
 

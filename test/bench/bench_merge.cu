@@ -183,7 +183,12 @@ bench_type(int64_t m, bool with_host)
 		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
 	};
 	auto		run_part = [&] {
-		CK(mp::merge_partition_on_device<T>(a, m, b, m, parts, 0));
+		constexpr int NT = mp::merge_shape<T>::NT, VT = mp::merge_shape<T>::VT;
+		int64_t		parts_n = mp::merge_num_tiles<T>(m, m) + 1;
+
+		mp::merge_partition<T, NT, VT><<<(unsigned) ((parts_n + 127) / 128), 128>>>
+			(a, m, b, m, parts, parts_n, parts_n > MERGE_BRACKET_FROM);
+		CK(cudaGetLastError());
 	};
 	auto		run_copy = [&] {
 		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
@@ -245,20 +250,20 @@ bench_type(int64_t m, bool with_host)
 	CK(cudaFree(cub_tmp));
 }
 
-/* Block shapes to sweep with --tune; (S + 1) * NT * VT * sizeof(T) must fit 48 KB. */
-template <typename T, int NT, int VT, int S>
+/* Block shapes to sweep with --tune; NT * VT * sizeof(T) must fit 48 KB. */
+template <typename T, int NT, int VT>
 static void
 tune_one(const T *a, const T *b, int64_t m, T *out, const T *ref, int64_t *parts, int *flag)
 {
-	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT, S>(a, m, b, m, out, parts, flag, 0))); };
+	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT>(a, m, b, m, out, parts, flag, 0))); };
 
 	run();
 	CK(cudaDeviceSynchronize());
 	bool		ok = same_bits(out, ref, 2 * m);
 	float		t = median_ms(run);
 
-	printf("| %-7s | %5lldM | %4d | %3d | %2d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
-		   (long long) (m / 1000000), NT, VT, S, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
+	printf("| %-7s | %5lldM | %4d | %3d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
+		   (long long) (m / 1000000), NT, VT, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
 }
 
 template <typename T>
@@ -276,7 +281,7 @@ tune_type(int64_t m)
 
 	CK(cudaMalloc(&out, 2 * m * sizeof(T)));
 	CK(cudaMalloc(&ref, 2 * m * sizeof(T)));
-	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T, 32, 3, 1>(m, m)));
+	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T, 64, 3>(m, m)));
 	CK(cudaMalloc(&flag, sizeof(int)));
 	CK(cudaMemset(flag, 0, sizeof(int)));
 	CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
@@ -286,26 +291,26 @@ tune_type(int64_t m)
 		CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
 	});
 
-	printf("| %-7s | %5lldM |  cub |     |    | %8.3f | %6.0f |\n", type_name<T>::get(),
+	printf("| %-7s | %5lldM |  cub |     | %8.3f | %6.0f |\n", type_name<T>::get(),
 		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
 	if constexpr (sizeof(T) == 4)
 	{
-		tune_one<T, 128, 15, 1>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 15, 2>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 15, 4>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 11, 2>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 11, 4>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 23, 2>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 15, 2>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 23>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 19>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 23>(a, b, m, out, ref, parts, flag);
 	}
 	else
 	{
-		tune_one<T, 128, 11, 1>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 11, 2>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 7, 2>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 7, 4>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 11, 1>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 7, 2>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 9>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
 	}
 	CK(cudaFree(a));
 	CK(cudaFree(b));
@@ -350,8 +355,8 @@ main(int argc, char **argv)
 
 	if (tune)
 	{
-		printf("| type    | n/side |   NT |  VT |  S |       ms |   GB/s |\n"
-			   "|---------|--------|------|-----|----|----------|--------|\n");
+		printf("| type    | n/side |   NT |  VT |       ms |   GB/s |\n"
+			   "|---------|--------|------|-----|----------|--------|\n");
 		for (int64_t s : sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
