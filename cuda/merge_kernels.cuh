@@ -42,7 +42,7 @@ template <typename T>
 struct merge_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 15 : 11;
+	static constexpr int VT = sizeof(T) == 4 ? 23 : 19;
 };
 
 /* Number of A elements among the first diag outputs of the stable merge. */
@@ -257,7 +257,7 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 }
 
 /* Tile boundaries from which the partition searches in two levels. */
-#define MERGE_BRACKET_FROM 32768
+#define MERGE_BRACKET_FROM 4096
 
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline int64_t

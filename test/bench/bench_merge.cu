@@ -296,21 +296,21 @@ tune_type(int64_t m)
 	if constexpr (sizeof(T) == 4)
 	{
 		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 23>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 27>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 31>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 96, 31>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 23>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 19>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 23>(a, b, m, out, ref, parts, flag);
 	}
 	else
 	{
 		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 13>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 96, 19>(a, b, m, out, ref, parts, flag);
 		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 9>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 512, 11>(a, b, m, out, ref, parts, flag);
 	}
 	CK(cudaFree(a));
 	CK(cudaFree(b));
