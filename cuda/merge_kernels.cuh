@@ -42,7 +42,8 @@ template <typename T>
 struct merge_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 23 : 19;
+	static constexpr int VT = sizeof(T) == 4 ? 39 : 23;
+	static constexpr int MINB = 6;	/* blocks per SM the registers must allow */
 };
 
 /* Number of A elements among the first diag outputs of the stable merge. */
@@ -220,8 +221,8 @@ merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int
 	}
 }
 
-template <typename T, int NT, int VT>
-__global__ void __launch_bounds__(NT)
+template <typename T, int NT, int VT, int MINB>
+__global__ void __launch_bounds__(NT, MINB)
 merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 		   int64_t nb, const int64_t *__restrict__ parts, T *__restrict__ out,
 		   int *__restrict__ unsorted)
@@ -279,7 +280,8 @@ merge_parts_bytes(int64_t na, int64_t nb)
  * otherwise *unsorted must be zero on entry and is set to 1 when an input is
  * not ascending.
  */
-template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT,
+		  int MINB = merge_shape<T>::MINB>
 inline cudaError_t
 merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 				int64_t *parts, int *unsorted, cudaStream_t stream)
@@ -292,7 +294,7 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 		(a, na, b, nb, parts, tiles + 1, tiles + 1 > MERGE_BRACKET_FROM);
 	if (cudaError_t err = cudaGetLastError())
 		return err;
-	merge_tile<T, NT, VT><<<(unsigned) tiles, NT, 0, stream>>>
+	merge_tile<T, NT, VT, MINB><<<(unsigned) tiles, NT, 0, stream>>>
 		(a, na, b, nb, parts, out, unsorted);
 	return cudaGetLastError();
 }

@@ -350,9 +350,10 @@ run_backend(const backend *be)
 			for (int64_t na = 0; na <= n; na++)
 				run_case(be, type, GEN_TINY, GEN_TINY, na, n - na);
 
-		/* totals at every multiple of 128 up to 64 * 128 and one either side:
-		 * every tile NT * VT with NT a multiple of 128 has its edges here */
-		for (int64_t k = 1; k <= 64; k++)
+		/* totals at every multiple of 128 up to 80 * 128 and one either side:
+		 * every tile NT * VT with NT a multiple of 128 has its edges here,
+		 * the tiles in use their first two */
+		for (int64_t k = 1; k <= 80; k++)
 			for (int64_t d = -1; d <= 1; d++)
 			{
 				int64_t		n = k * 128 + d;

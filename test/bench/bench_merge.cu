@@ -251,19 +251,19 @@ bench_type(int64_t m, bool with_host)
 }
 
 /* Block shapes to sweep with --tune; NT * VT * sizeof(T) must fit 48 KB. */
-template <typename T, int NT, int VT>
+template <typename T, int NT, int VT, int MINB = 1>
 static void
 tune_one(const T *a, const T *b, int64_t m, T *out, const T *ref, int64_t *parts, int *flag)
 {
-	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT>(a, m, b, m, out, parts, flag, 0))); };
+	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT, MINB>(a, m, b, m, out, parts, flag, 0))); };
 
 	run();
 	CK(cudaDeviceSynchronize());
 	bool		ok = same_bits(out, ref, 2 * m);
 	float		t = median_ms(run);
 
-	printf("| %-7s | %5lldM | %4d | %3d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
-		   (long long) (m / 1000000), NT, VT, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
+	printf("| %-7s | %5lldM | %4d | %3d | %4d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
+		   (long long) (m / 1000000), NT, VT, MINB, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
 }
 
 template <typename T>
@@ -291,26 +291,24 @@ tune_type(int64_t m)
 		CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
 	});
 
-	printf("| %-7s | %5lldM |  cub |     | %8.3f | %6.0f |\n", type_name<T>::get(),
+	printf("| %-7s | %5lldM |  cub |     |      | %8.3f | %6.0f |\n", type_name<T>::get(),
 		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
 	if constexpr (sizeof(T) == 4)
 	{
 		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 23>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 27>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 31>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 96, 31>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 15>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 23, 8>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 31, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 39, 6>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 47, 5>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 23, 4>(a, b, m, out, ref, parts, flag);
 	}
 	else
 	{
 		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 13>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 19>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 96, 19>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 11>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 19, 7>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 23, 6>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 27, 5>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 256, 11, 4>(a, b, m, out, ref, parts, flag);
 	}
 	CK(cudaFree(a));
 	CK(cudaFree(b));
@@ -355,8 +353,8 @@ main(int argc, char **argv)
 
 	if (tune)
 	{
-		printf("| type    | n/side |   NT |  VT |       ms |   GB/s |\n"
-			   "|---------|--------|------|-----|----------|--------|\n");
+		printf("| type    | n/side |   NT |  VT | minB |       ms |   GB/s |\n"
+			   "|---------|--------|------|-----|------|----------|--------|\n");
 		for (int64_t s : sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
