@@ -46,14 +46,14 @@ struct merge_shape
 	static constexpr int MINB = 6;	/* blocks per SM the registers must allow */
 };
 
-/* Number of A elements among the first diag outputs of the stable merge. */
+/*
+ * Number of A elements among the first diag outputs of the stable merge,
+ * known to lie in [lo, hi].
+ */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
 __device__ __forceinline__ IndexT
-merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
+merge_path_between(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi)
 {
-	IndexT		lo = diag > nb ? diag - nb : 0;
-	IndexT		hi = diag < na ? diag : na;
-
 	while (lo < hi)
 	{
 		IndexT		mid = (lo + hi) >> 1;
@@ -64,6 +64,14 @@ merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Number of A elements among the first diag outputs of the stable merge. */
+template <typename T, typename IndexT, typename PtrA, typename PtrB>
+__device__ __forceinline__ IndexT
+merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
+{
+	return merge_path_between<T>(a, b, diag, diag > nb ? diag - nb : 0, diag < na ? diag : na);
 }
 
 /*
@@ -111,16 +119,7 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 
 		lo = lo_a > lo && lo_a <= hi ? lo_a : lo;
 		hi = hi_a < hi && hi_a >= lo ? hi_a : hi;
-		while (lo < hi)
-		{
-			int64_t		mid = (lo + hi) >> 1;
-
-			if (!order<T>::lt(b[diag - 1 - mid], a[mid]))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		parts[p] = lo;
+		parts[p] = merge_path_between<T>(a, b, diag, lo, hi);
 	}
 }
 
@@ -280,6 +279,19 @@ merge_parts_bytes(int64_t na, int64_t nb)
  * otherwise *unsorted must be zero on entry and is set to 1 when an input is
  * not ascending.
  */
+/* Phase 1 alone: the split of every tile boundary into parts. */
+template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
+inline cudaError_t
+merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_t *parts,
+						  cudaStream_t stream)
+{
+	int64_t		num_parts = merge_num_tiles<T, NT, VT>(na, nb) + 1;
+
+	merge_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
+		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM);
+	return cudaGetLastError();
+}
+
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT,
 		  int MINB = merge_shape<T>::MINB>
 inline cudaError_t
@@ -290,9 +302,7 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 
 	if (tiles == 0)
 		return cudaSuccess;
-	merge_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0, stream>>>
-		(a, na, b, nb, parts, tiles + 1, tiles + 1 > MERGE_BRACKET_FROM);
-	if (cudaError_t err = cudaGetLastError())
+	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
 	merge_tile<T, NT, VT, MINB><<<(unsigned) tiles, NT, 0, stream>>>
 		(a, na, b, nb, parts, out, unsorted);

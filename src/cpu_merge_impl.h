@@ -58,6 +58,28 @@ MP_NAME(select) (bool take_y, MP_T y, MP_T x)
 	return v;
 }
 
+/*
+ * One merge step: the smaller head of a[I] and b[J] (a's on ties) goes to
+ * out[O], and the checked order against PREV.  A macro, not a function, so
+ * that the interleaved lanes' indices stay in registers.
+ */
+#define MP_MERGE_STEP(I, J, O, PREV) \
+	do { \
+		MP_T		x_ = a[I], \
+					y_ = b[J]; \
+		bool		tb_ = MP_LT(y_, x_); \
+		MP_T		v_ = MP_NAME(select) (tb_, y_, x_); \
+		\
+		out[O] = v_; \
+		if (check) \
+		{ \
+			unsorted |= MP_LT(v_, PREV); \
+			(PREV) = v_; \
+		} \
+		(I) += !tb_; \
+		(J) += tb_; \
+	} while (0)
+
 /* One lane: a[i..iend) and b[j..jend) merged into out[o..oend). */
 typedef struct MP_NAME(lane)
 {
@@ -183,21 +205,7 @@ MP_NAME(merge_chunk) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 			{
 #pragma GCC unroll 8
 				for (int k = 0; k < MP_CPU_LANES; k++)
-				{
-					MP_T		x = a[li[k]],
-								y = b[lj[k]];
-					bool		tb = MP_LT(y, x);
-					MP_T		v = MP_NAME(select) (tb, y, x);
-
-					out[li[k] + lj[k]] = v;
-					if (check)
-					{
-						unsorted |= MP_LT(v, lp[k]);
-						lp[k] = v;
-					}
-					li[k] += !tb;
-					lj[k] += tb;
-				}
+					MP_MERGE_STEP(li[k], lj[k], li[k] + lj[k], lp[k]);
 			}
 			for (int k = 0; k < MP_CPU_LANES; k++)
 			{
@@ -219,21 +227,7 @@ MP_NAME(merge_chunk) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 					continue;
 				ls = MP_NAME(safe_steps) (l);
 				for (int64_t s = 0; s < ls; s++)
-				{
-					MP_T		x = a[l->i],
-								y = b[l->j];
-					bool		tb = MP_LT(y, x);
-					MP_T		v = MP_NAME(select) (tb, y, x);
-
-					out[l->o++] = v;
-					if (check)
-					{
-						unsorted |= MP_LT(v, l->prev);
-						l->prev = v;
-					}
-					l->i += !tb;
-					l->j += tb;
-				}
+					MP_MERGE_STEP(l->i, l->j, l->o++, l->prev);
 			}
 		}
 	}
@@ -282,6 +276,8 @@ MP_NAME(merge) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 	}
 	return MP_OK;
 }
+
+#undef MP_MERGE_STEP
 
 static int64_t
 MP_NAME(first_unsorted) (const MP_T *x, int64_t n)

@@ -148,13 +148,16 @@ host_ms(const std::function<void()> &f)
 	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/*
+ * One benchmark case: m sorted random keys a side on the device, CUB's merge
+ * of them as the reference, and buffers for the merges under test.
+ */
 template <typename T>
-static void
-bench_type(int64_t m, bool with_host)
+struct merge_case
 {
-	int64_t		n = 2 * m;
-	T		   *a = sorted_keys<T>(m, 1),
-			   *b = sorted_keys<T>(m, 2),
+	int64_t		m;
+	T		   *a,
+			   *b,
 			   *out,
 			   *ref;
 	int64_t    *parts;
@@ -162,17 +165,59 @@ bench_type(int64_t m, bool with_host)
 	void	   *cub_tmp = nullptr;
 	size_t		cub_tmp_bytes = 0;
 
-	CK(cudaMalloc(&out, n * sizeof(T)));
-	CK(cudaMalloc(&ref, n * sizeof(T)));
-	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T>(m, m)));
-	CK(cudaMalloc(&flag, sizeof(int)));
-	CK(cudaMemset(flag, 0, sizeof(int)));
-	CK(cub::DeviceMerge::MergeKeys(cub_tmp, cub_tmp_bytes, a, m, b, m, ref, mp::order<T>()));
-	CK(cudaMalloc(&cub_tmp, cub_tmp_bytes));
-
-	auto		run_cub = [&] {
+	explicit merge_case(int64_t m_) : m(m_), a(sorted_keys<T>(m_, 1)), b(sorted_keys<T>(m_, 2))
+	{
+		CK(cudaMalloc(&out, 2 * m * sizeof(T)));
+		CK(cudaMalloc(&ref, 2 * m * sizeof(T)));
+		/* room for the smallest tile any shape here uses */
+		CK(cudaMalloc(&parts, mp::merge_parts_bytes<T, 32, 3>(m, m)));
+		CK(cudaMalloc(&flag, sizeof(int)));
+		CK(cudaMemset(flag, 0, sizeof(int)));
 		CK(cub::DeviceMerge::MergeKeys(cub_tmp, cub_tmp_bytes, a, m, b, m, ref, mp::order<T>()));
-	};
+		CK(cudaMalloc(&cub_tmp, cub_tmp_bytes));
+		run_cub();
+		CK(cudaDeviceSynchronize());
+	}
+	~merge_case()
+	{
+		CK(cudaFree(a));
+		CK(cudaFree(b));
+		CK(cudaFree(out));
+		CK(cudaFree(ref));
+		CK(cudaFree(parts));
+		CK(cudaFree(flag));
+		CK(cudaFree(cub_tmp));
+	}
+	void run_cub()
+	{
+		CK(cub::DeviceMerge::MergeKeys(cub_tmp, cub_tmp_bytes, a, m, b, m, ref, mp::order<T>()));
+	}
+	/* out matches CUB bit for bit and the check raised nothing */
+	bool out_is_right()
+	{
+		int			flag_host = 1;
+
+		CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(&flag_host, flag, sizeof(int), cudaMemcpyDeviceToHost));
+		return same_bits(out, ref, 2 * m) && flag_host == 0;
+	}
+};
+
+template <typename T>
+static void
+bench_type(int64_t m_, bool with_host)
+{
+	merge_case<T> c(m_);
+	const int64_t m = c.m,
+				n = 2 * m;
+	const T    *a = c.a,
+			   *b = c.b;
+	T		   *out = c.out,
+			   *ref = c.ref;
+	int64_t    *parts = c.parts;
+	int		   *flag = c.flag;
+
+	auto		run_cub = [&] { c.run_cub(); };
 	auto		run_mp = [&] {
 		CK(mp::merge_on_device(a, m, b, m, out, parts, flag, 0));
 	};
@@ -182,26 +227,14 @@ bench_type(int64_t m, bool with_host)
 	auto		run_thrust = [&] {
 		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
 	};
-	auto		run_part = [&] {
-		constexpr int NT = mp::merge_shape<T>::NT, VT = mp::merge_shape<T>::VT;
-		int64_t		parts_n = mp::merge_num_tiles<T>(m, m) + 1;
-
-		mp::merge_partition<T, NT, VT><<<(unsigned) ((parts_n + 127) / 128), 128>>>
-			(a, m, b, m, parts, parts_n, parts_n > MERGE_BRACKET_FROM);
-		CK(cudaGetLastError());
-	};
+	auto		run_part = [&] { CK(mp::merge_partition_on_device(a, m, b, m, parts, 0)); };
 	auto		run_copy = [&] {
 		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
 		CK(cudaMemcpyAsync(out + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));
 	};
 
-	run_cub();
 	run_mp();
-	CK(cudaDeviceSynchronize());
-	int			flag_host = 1;
-
-	CK(cudaMemcpy(&flag_host, flag, sizeof(int), cudaMemcpyDeviceToHost));
-	bool		ok = same_bits(out, ref, n) && flag_host == 0;
+	bool		ok = c.out_is_right();
 
 	run_thrust();
 	ok = ok && same_bits(out, ref, n);
@@ -240,83 +273,52 @@ bench_type(int64_t m, bool with_host)
 	printf(" %s\n", ok ? "same" : "MISMATCH");
 	if (!ok)
 		exit(1);
-
-	CK(cudaFree(a));
-	CK(cudaFree(b));
-	CK(cudaFree(out));
-	CK(cudaFree(ref));
-	CK(cudaFree(parts));
-	CK(cudaFree(flag));
-	CK(cudaFree(cub_tmp));
 }
 
-/* Block shapes to sweep with --tune; NT * VT * sizeof(T) must fit 48 KB. */
+/* One block shape of the --tune sweep; NT * VT * sizeof(T) must fit 48 KB. */
 template <typename T, int NT, int VT, int MINB = 1>
 static void
-tune_one(const T *a, const T *b, int64_t m, T *out, const T *ref, int64_t *parts, int *flag)
+tune_one(merge_case<T> &c)
 {
-	auto		run = [&] { CK((mp::merge_on_device<T, NT, VT, MINB>(a, m, b, m, out, parts, flag, 0))); };
+	auto		run = [&] {
+		CK((mp::merge_on_device<T, NT, VT, MINB>(c.a, c.m, c.b, c.m, c.out, c.parts, c.flag, 0)));
+	};
 
 	run();
-	CK(cudaDeviceSynchronize());
-	bool		ok = same_bits(out, ref, 2 * m);
+	bool		ok = c.out_is_right();
 	float		t = median_ms(run);
 
 	printf("| %-7s | %5lldM | %4d | %3d | %4d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
-		   (long long) (m / 1000000), NT, VT, MINB, t, gbps(2 * m, sizeof(T), t), ok ? "same" : "MISMATCH");
+		   (long long) (c.m / 1000000), NT, VT, MINB, t, gbps(2 * c.m, sizeof(T), t),
+		   ok ? "same" : "MISMATCH");
 }
 
 template <typename T>
 static void
 tune_type(int64_t m)
 {
-	T		   *a = sorted_keys<T>(m, 1),
-			   *b = sorted_keys<T>(m, 2),
-			   *out,
-			   *ref;
-	int64_t    *parts;
-	int		   *flag;
-	void	   *tmp = nullptr;
-	size_t		tmp_bytes = 0;
-
-	CK(cudaMalloc(&out, 2 * m * sizeof(T)));
-	CK(cudaMalloc(&ref, 2 * m * sizeof(T)));
-	CK(cudaMalloc(&parts, mp::merge_parts_bytes<T, 64, 3>(m, m)));
-	CK(cudaMalloc(&flag, sizeof(int)));
-	CK(cudaMemset(flag, 0, sizeof(int)));
-	CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
-	CK(cudaMalloc(&tmp, tmp_bytes));
-	CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
-	float		t_cub = median_ms([&] {
-		CK(cub::DeviceMerge::MergeKeys(tmp, tmp_bytes, a, m, b, m, ref, mp::order<T>()));
-	});
+	merge_case<T> c(m);
+	float		t_cub = median_ms([&] { c.run_cub(); });
 
 	printf("| %-7s | %5lldM |  cub |     |      | %8.3f | %6.0f |\n", type_name<T>::get(),
 		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
 	if constexpr (sizeof(T) == 4)
 	{
-		tune_one<T, 128, 15>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 23, 8>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 31, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 39, 6>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 47, 5>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 23, 4>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 15>(c);
+		tune_one<T, 128, 23, 8>(c);
+		tune_one<T, 128, 31, 7>(c);
+		tune_one<T, 128, 39, 6>(c);
+		tune_one<T, 128, 47, 5>(c);
+		tune_one<T, 256, 23, 4>(c);
 	}
 	else
 	{
-		tune_one<T, 128, 11>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 19, 7>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 23, 6>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 128, 27, 5>(a, b, m, out, ref, parts, flag);
-		tune_one<T, 256, 11, 4>(a, b, m, out, ref, parts, flag);
+		tune_one<T, 128, 11>(c);
+		tune_one<T, 128, 19, 7>(c);
+		tune_one<T, 128, 23, 6>(c);
+		tune_one<T, 128, 27, 5>(c);
+		tune_one<T, 256, 11, 4>(c);
 	}
-	CK(cudaFree(a));
-	CK(cudaFree(b));
-	CK(cudaFree(out));
-	CK(cudaFree(ref));
-	CK(cudaFree(parts));
-	CK(cudaFree(flag));
-	CK(cudaFree(tmp));
 }
 
 int
