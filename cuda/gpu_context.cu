@@ -3,6 +3,7 @@
  *		Life cycle of the CUDA backend's per-process state.
  */
 #include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
@@ -63,10 +64,14 @@ release_all(bool reset_device)
 	cudaGetLastError();
 }
 
-void
-set_error(const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 1, 2))) void
+set_error(const char *fmt, ...)
 {
-	snprintf(state.error, sizeof(state.error), fmt, a, b);
+	va_list		args;
+
+	va_start(args, fmt);
+	vsnprintf(state.error, sizeof(state.error), fmt, args);
+	va_end(args);
 }
 
 }								/* namespace */
@@ -259,7 +264,7 @@ create_state()
 	MP_CUDA(cudaGetDeviceCount(&count));
 	if (count == 0)
 	{
-		set_error("%s%s", "no CUDA device is visible", "");
+		set_error("no CUDA device is visible");
 		state.unusable = true;
 		return MP_NO_DEVICE;
 	}

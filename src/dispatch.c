@@ -130,6 +130,16 @@ give_slot(void)
 	gpu_slot = -1;
 }
 
+/* No driver or no device: the CPU for the rest of this process's life. */
+static void
+mark_gpu_unusable(void)
+{
+	gpu_ready = false;
+	gpu_unusable = true;
+	strlcpy(gpu_unusable_reason, mp_gpu_last_error(), sizeof(gpu_unusable_reason));
+	give_slot();
+}
+
 static void
 gpu_at_exit(int code, Datum arg)
 {
@@ -183,8 +193,7 @@ gpu_acquire(const char **why)
 		*why = mp_gpu_last_error();
 		if (st == MP_NO_DEVICE)
 		{
-			gpu_unusable = true;
-			strlcpy(gpu_unusable_reason, mp_gpu_last_error(), sizeof(gpu_unusable_reason));
+			mark_gpu_unusable();
 			*why = gpu_unusable_reason;
 		}
 		return st;
@@ -281,15 +290,12 @@ mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b, void *out,
 		}
 		if (st != MP_OK && st != MP_UNSORTED)
 		{
-			/* a GPU failure, not bad input; the backend has torn down what
-			 * it had, so the next call sets the GPU up afresh */
+			/* a GPU failure, not bad input.  After an error that may have
+			 * broken the context the backend has torn it down: the next
+			 * call sets the GPU up again (otherwise that is a no-op) */
 			gpu_ready = false;
 			if (st == MP_NO_DEVICE)
-			{
-				gpu_unusable = true;
-				strlcpy(gpu_unusable_reason, mp_gpu_last_error(), sizeof(gpu_unusable_reason));
-				give_slot();
-			}
+				mark_gpu_unusable();
 			if (mp_device == MP_DEVICE_GPU)
 				report_gpu_failure(fname, st, mp_gpu_last_error());
 			snprintf(note, sizeof(note), "fell back to the CPU: %s", mp_gpu_last_error());
@@ -339,6 +345,13 @@ json_str(StringInfo json, const char *key, const char *value, bool first)
 }
 
 static void
+json_bool(StringInfo json, const char *key, bool value, bool first)
+{
+	json_key(json, key, first);
+	appendStringInfoString(json, value ? "true" : "false");
+}
+
+static void
 json_int(StringInfo json, const char *key, int64 value)
 {
 	json_key(json, key, false);
@@ -379,8 +392,7 @@ mp_describe_backends(StringInfo json)
 
 	json_str(json, "device_setting", device_setting_name(), true);
 	json_int(json, "gpu_min_elements", mp_gpu_min_elements);
-	json_key(json, "check_sorted", false);
-	appendStringInfoString(json, mp_check_sorted ? "true" : "false");
+	json_bool(json, "check_sorted", mp_check_sorted, false);
 
 	json_key(json, "gpu", false);
 	appendStringInfoChar(json, '{');
@@ -391,8 +403,7 @@ mp_describe_backends(StringInfo json)
 		char		cc[32];
 
 		snprintf(cc, sizeof(cc), "%d.%d", dev.compute_major, dev.compute_minor);
-		json_key(json, "available", true);
-		appendStringInfoString(json, "true");
+		json_bool(json, "available", true, true);
 		json_str(json, "name", dev.name, false);
 		json_str(json, "compute_capability", cc, false);
 		json_int(json, "multiprocessors", dev.multiprocessors);
@@ -405,8 +416,7 @@ mp_describe_backends(StringInfo json)
 	}
 	else
 	{
-		json_key(json, "available", true);
-		appendStringInfoString(json, "false");
+		json_bool(json, "available", false, true);
 		json_str(json, "reason", why ? why : mp_gpu_last_error(), false);
 	}
 	appendStringInfoChar(json, '}');
