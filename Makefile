@@ -4,16 +4,16 @@
 #   make installcheck               pg_regress against a running server
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
-#   make bench                      kernel-level benchmark (needs nvcc)
+#   make bench                      kernel-level benchmarks (need nvcc)
 #
 # NVCC= builds the CPU backend alone; CUDA_ARCHS picks the GPU targets.
 
 EXTENSION = mergepath
 MODULE_big = mergepath
-DATA = mergepath--0.1.sql
+DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors info
+REGRESS = merge errors setops info
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
@@ -21,10 +21,10 @@ NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>
 CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 
-GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o
+GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o
 CPU_OBJS = src/cpu_backend.o
 ifneq ($(NVCC),)
-GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o
+GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
 GPU_OBJS = src/gpu_absent.o
@@ -35,7 +35,7 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = test/test_merge test/bench/bench_merge test/bench/bench_cpu_merge cuda/*.o
+EXTRA_CLEAN = test/test_backends test/bench/bench_merge test/bench/bench_setops test/bench/bench_cpu cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -51,20 +51,22 @@ cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
-	src/cpu_merge_impl.h
+	src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h
 
 # C tests: the backends alone, no server.
-test/test_merge: test/test_merge.c test/reference.h $(CPU_OBJS) $(GPU_OBJS) src/mergepath.h
-	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/test_merge.c $(CPU_OBJS) $(GPU_OBJS) \
+TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c
+test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
+	src/mergepath.h
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
 		$(CUDA_LIBS) -lm
 
-check-c: test/test_merge
-	test/test_merge
+check-c: test/test_backends
+	test/test_backends
 
-test/bench/bench_merge: test/bench/bench_merge.cu $(CUDA_HEADERS) $(CPU_OBJS)
+test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
-bench: test/bench/bench_merge test/bench/bench_cpu_merge
+bench: test/bench/bench_merge test/bench/bench_setops test/bench/bench_cpu
 
 installcheck-cpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"
@@ -74,5 +76,5 @@ installcheck-gpu:
 
 .PHONY: check-c bench installcheck-cpu installcheck-gpu
 
-test/bench/bench_cpu_merge: test/bench/bench_cpu_merge.c $(CPU_OBJS) src/mergepath.h
-	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu_merge.c $(CPU_OBJS)
+test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) src/mergepath.h
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lm

@@ -26,9 +26,9 @@ regress() {
 	pg_virtualenv make "$1" || { cat regression.diffs 2>/dev/null; return 1; }
 }
 
-step build make -j"$(nproc)" WERROR=1 all test/test_merge
+step build make -j"$(nproc)" WERROR=1 all test/test_backends
 step install $sudo make install
-step c-tests test/test_merge
+step c-tests test/test_backends
 step regress-cpu regress installcheck-cpu
 step regress-auto regress installcheck
 echo "$passed passed, $failed failed"

@@ -75,52 +75,66 @@ merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
 }
 
 /*
- * Tile boundaries, 32 to a warp.  When bracketed, lanes 0 and 1 search the
- * whole grid for the splits at the warp's first boundary and 32 boundaries
- * on, then every lane searches only between those two.  On sorted input the splits never
- * decrease, so each boundary's split lies in that bracket; the narrow search
- * takes about log2(32 * NV) steps instead of log2(na + nb), over memory its
- * neighbours touch too.  (On unsorted input a bracket may be wrong; the
+ * The split of tile boundary *p (diagonal *p * NV), for the calling thread;
+ * false for threads past the last boundary.  Boundaries go 32 to a warp.
+ * When bracketed, lanes 0 and 1 search the whole grid for the splits at the
+ * warp's first boundary and 32 boundaries on, then every lane searches only
+ * between those two.  On sorted input the splits never decrease, so each
+ * boundary's split lies in that bracket; the narrow search takes about
+ * log2(32 * NV) steps instead of log2(na + nb), over memory its neighbours
+ * touch too.  (On unsorted input a bracket may be wrong; the
  * tile kernel's check does not depend on where the splits fall.)  With few
  * boundaries the searches are bound by their chain of dependent loads rather
  * than by random fetches, and one full search each is the shorter chain.
  */
-template <typename T, int NT, int VT>
-__global__ void __launch_bounds__(128)
-merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
-				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts, bool bracketed)
+template <typename T, int NV>
+__device__ __forceinline__ bool
+merge_partition_split(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+					  int64_t nb, int64_t num_parts, bool bracketed, int64_t *p, int64_t *split)
 {
-	constexpr int NV = NT * VT;
 	const int	lane = threadIdx.x % 32;
 	const int64_t first = ((int64_t) blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32) * 32;
 	const int64_t total = na + nb;
 
 	if (first >= num_parts)
-		return;
+		return false;
 
 	int64_t		bracket = lane == 0 ? 0 : na;
 
 	if (lane < 2 && bracketed)
 	{
-		int64_t		p = first + lane * 32 < num_parts ? first + lane * 32 : num_parts - 1;
-		int64_t		diag = p * NV < total ? p * NV : total;
+		int64_t		q = first + lane * 32 < num_parts ? first + lane * 32 : num_parts - 1;
+		int64_t		diag = q * NV < total ? q * NV : total;
 
 		bracket = merge_path_search<T>(a, na, b, nb, diag);
 	}
 	const int64_t lo_a = __shfl_sync(0xFFFFFFFFu, bracket, 0);
 	const int64_t hi_a = __shfl_sync(0xFFFFFFFFu, bracket, 1);
-	const int64_t p = first + lane;
 
-	if (p < num_parts)
-	{
-		int64_t		diag = p * NV < total ? p * NV : total;
-		int64_t		lo = diag > nb ? diag - nb : 0;
-		int64_t		hi = diag < na ? diag : na;
+	*p = first + lane;
+	if (*p >= num_parts)
+		return false;
 
-		lo = lo_a > lo && lo_a <= hi ? lo_a : lo;
-		hi = hi_a < hi && hi_a >= lo ? hi_a : hi;
-		parts[p] = merge_path_between<T>(a, b, diag, lo, hi);
-	}
+	int64_t		diag = *p * NV < total ? *p * NV : total;
+	int64_t		lo = diag > nb ? diag - nb : 0;
+	int64_t		hi = diag < na ? diag : na;
+
+	lo = lo_a > lo && lo_a <= hi ? lo_a : lo;
+	hi = hi_a < hi && hi_a >= lo ? hi_a : hi;
+	*split = merge_path_between<T>(a, b, diag, lo, hi);
+	return true;
+}
+
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(128)
+merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts, bool bracketed)
+{
+	int64_t		p,
+				split;
+
+	if (merge_partition_split<T, NT * VT>(a, na, b, nb, num_parts, bracketed, &p, &split))
+		parts[p] = split;
 }
 
 /*

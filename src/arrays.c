@@ -79,39 +79,88 @@ mp_prefault(void *p, Size nbytes)
 #endif
 }
 
+/* 54000: a result of n elements is more than PostgreSQL can hold. */
+void
+mp_refuse_result(const char *fname, int64 n)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%s: result would have " INT64_FORMAT " elements, more than an array can hold",
+					fname, n),
+			 errdetail("An array holds at most %d elements and 1 GB.", (int) MaxArraySize)));
+}
+
+/* Whether an array of n elements of elsize bytes fits PostgreSQL's limits. */
+bool
+mp_result_fits(size_t elsize, int64 n)
+{
+	return n <= (int64) MaxArraySize &&
+		(Size) n <= (MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / elsize;
+}
+
 /*
- * A one-dimensional result of n elements, lower bound 1, data left for the
- * caller to fill.  Refuses, before allocating, a result PostgreSQL could not
- * hold.
+ * A one-dimensional array with room for `room` elements, lower bound 1,
+ * data left for the caller to fill, and its first `prefault` elements'
+ * pages faulted in ahead.  Refuses, before allocating, a result PostgreSQL
+ * could not hold.  mp_finish_result sets the length actually used.
  */
 ArrayType *
-mp_new_result(Oid elemtype, int64 n, const char *fname)
+mp_new_result_room(Oid elemtype, int64 room, int64 prefault, const char *fname)
 {
 	size_t		elsize = mp_type_size(mp_type_of(elemtype));
 	ArrayType  *result;
 	Size		nbytes;
 
-	if (n == 0)
+	if (room == 0)
 		return construct_empty_array(elemtype);
-	if (n > (int64) MaxArraySize ||
-		(Size) n > (MaxAllocSize - ARR_OVERHEAD_NONULLS(1)) / elsize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: result would have " INT64_FORMAT " elements, more than an array can hold",
-						fname, n),
-				 errdetail("An array holds at most %d elements and 1 GB.",
-						   (int) MaxArraySize)));
+	if (!mp_result_fits(elsize, room))
+		mp_refuse_result(fname, room);
 
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) room * elsize;
 	result = (ArrayType *) palloc(nbytes);
-	mp_prefault(result, nbytes);
+	mp_prefault(result, ARR_OVERHEAD_NONULLS(1) + (Size) prefault * elsize);
 	memset(result, 0, ARR_OVERHEAD_NONULLS(1));
 	SET_VARSIZE(result, nbytes);
 	result->ndim = 1;
 	result->dataoffset = 0;
 	result->elemtype = elemtype;
-	ARR_DIMS(result)[0] = (int) n;
+	ARR_DIMS(result)[0] = (int) room;
 	ARR_LBOUND(result)[0] = 1;
+	return result;
+}
+
+/* A result of exactly n elements. */
+ArrayType *
+mp_new_result(Oid elemtype, int64 n, const char *fname)
+{
+	return mp_new_result_room(elemtype, n, n, fname);
+}
+
+/*
+ * Cut a result made by mp_new_result_room down to its first n elements,
+ * giving back the memory when much of the room went unused.
+ */
+ArrayType *
+mp_finish_result(ArrayType *result, int64 n)
+{
+	size_t		elsize;
+	Size		nbytes;
+
+	if (ARR_NDIM(result) == 0 || n == ARR_DIMS(result)[0])
+		return result;
+	if (n == 0)
+	{
+		Oid			elemtype = ARR_ELEMTYPE(result);
+
+		pfree(result);
+		return construct_empty_array(elemtype);
+	}
+	elsize = mp_type_size(mp_type_of(ARR_ELEMTYPE(result)));
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
+	if (nbytes < VARSIZE(result) / 2)
+		result = (ArrayType *) repalloc(result, nbytes);
+	SET_VARSIZE(result, nbytes);
+	ARR_DIMS(result)[0] = (int) n;
 	return result;
 }
 

@@ -4,7 +4,8 @@
  *
  * The fallback where there is no GPU or the input is small, and the fast twin
  * of the tests' reference.  Each operation is written once, in
- * cpu_merge_impl.h, and instantiated per element type here.
+ * cpu_merge_impl.h and cpu_setop_impl.h, and instantiated per element type
+ * here.
  */
 #include "mergepath.h"
 #include "mp_order.h"
@@ -16,30 +17,32 @@
 #ifndef MP_CPU_LANES
 #define MP_CPU_LANES 3
 #endif
+/* Size ratio from which a set operation gallops over the larger side. */
+#define MP_CPU_GALLOP 32
 
 #define MP_T int32_t
 #define MP_U uint32_t
 #define MP_LT mp_lt_int4
 #define MP_NAME(x) x##_int4
-#include "cpu_merge_impl.h"
+#include "cpu_impl.h"
 
 #define MP_T int64_t
 #define MP_U uint64_t
 #define MP_LT mp_lt_int8
 #define MP_NAME(x) x##_int8
-#include "cpu_merge_impl.h"
+#include "cpu_impl.h"
 
 #define MP_T float
 #define MP_U uint32_t
 #define MP_LT mp_lt_float4
 #define MP_NAME(x) x##_float4
-#include "cpu_merge_impl.h"
+#include "cpu_impl.h"
 
 #define MP_T double
 #define MP_U uint64_t
 #define MP_LT mp_lt_float8
 #define MP_NAME(x) x##_float8
-#include "cpu_merge_impl.h"
+#include "cpu_impl.h"
 
 mp_status
 mp_cpu_merge(mp_type type, const void *a, int64_t na, const void *b,
@@ -59,6 +62,25 @@ mp_cpu_merge(mp_type type, const void *a, int64_t na, const void *b,
 		case MP_FLOAT8:
 			return check_sorted ? merge_float8(a, na, b, nb, out, true, poll)
 				: merge_float8(a, na, b, nb, out, false, poll);
+	}
+	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b,
+			 int64_t nb, void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll)
+{
+	*nout = 0;
+	switch (type)
+	{
+		case MP_INT4:
+			return setop_int4(op, a, na, b, nb, out, nout, check_sorted, poll);
+		case MP_INT8:
+			return setop_int8(op, a, na, b, nb, out, nout, check_sorted, poll);
+		case MP_FLOAT4:
+			return setop_float4(op, a, na, b, nb, out, nout, check_sorted, poll);
+		case MP_FLOAT8:
+			return setop_float8(op, a, na, b, nb, out, nout, check_sorted, poll);
 	}
 	return MP_DEVICE_ERROR;
 }

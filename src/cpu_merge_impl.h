@@ -2,10 +2,7 @@
  * cpu_merge_impl.h
  *		The CPU backend's loops for one element type.
  *
- * Included by cpu_backend.c once per type, with MP_T (element type), MP_U
- * (the unsigned type of its width), MP_LT (mp_order.h's comparison) and
- * MP_NAME(x) (a name suffix) defined.
- * Undefines them at the end.
+ * Included by cpu_impl.h.
  *
  * A two-pointer merge is bound by latency, not bandwidth: the next loads
  * wait for this step's comparison.  So the merge is cut, as on the GPU, by
@@ -245,8 +242,6 @@ MP_NAME(merge_chunk) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 	return !unsorted;
 }
 
-#undef MP_STEP
-
 static inline __attribute__((always_inline)) mp_status
 MP_NAME(merge) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 				MP_T *restrict out, bool check, mp_poll_fn poll)
@@ -287,8 +282,3 @@ MP_NAME(first_unsorted) (const MP_T *x, int64_t n)
 			return i;
 	return -1;
 }
-
-#undef MP_T
-#undef MP_U
-#undef MP_LT
-#undef MP_NAME

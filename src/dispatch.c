@@ -238,14 +238,13 @@ report_gpu_failure(const char *fname, mp_status st, const char *why)
 }
 
 /*
- * Run a two-array operation whose result has nout elements, on the backend
- * the settings choose, with the fallbacks of mergepath.device = auto.
+ * Run a two-array operation on the backend the settings choose, with the
+ * fallbacks of mergepath.device = auto.
  */
 void
-mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b, void *out,
-			int64 nout, mp_cpu_pair_fn cpu, mp_gpu_pair_fn gpu)
+mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 {
-	int64		n = a->n + b->n;
+	int64		n = call->a->n + call->b->n;
 	double		t0 = now_ms();
 	bool		use_gpu;
 	mp_status	st;
@@ -282,8 +281,7 @@ mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b, void *out,
 	{
 		for (;;)
 		{
-			st = gpu(a->type, a->data, a->n, b->data, b->n, out, mp_check_sorted,
-					 mp_poll, &last_call.gpu);
+			st = gpu(call, mp_check_sorted, mp_poll, &last_call.gpu);
 			if (st != MP_CANCELLED)
 				break;
 			CHECK_FOR_INTERRUPTS();
@@ -307,14 +305,14 @@ mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b, void *out,
 	{
 		for (;;)
 		{
-			st = cpu(a->type, a->data, a->n, b->data, b->n, out, mp_check_sorted, mp_poll);
+			st = cpu(call, mp_check_sorted, mp_poll);
 			if (st != MP_CANCELLED)
 				break;
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
 	if (st == MP_UNSORTED)
-		mp_report_unsorted(fname, a, b);
+		mp_report_unsorted(fname, call->a, call->b);
 	if (st != MP_OK)
 		elog(ERROR, "%s: the CPU backend failed with status %d", fname, (int) st);
 
@@ -324,7 +322,7 @@ mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b, void *out,
 	last_call.used_gpu = use_gpu;
 	strlcpy(last_call.note, note, sizeof(last_call.note));
 	last_call.elements_in = n;
-	last_call.elements_out = nout;
+	last_call.elements_out = call->nout;
 	last_call.total_ms = now_ms() - t0;
 }
 

@@ -36,6 +36,18 @@ mp_gpu_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 	return MP_NO_DEVICE;
 }
 
+mp_status
+mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+			 void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll,
+			 mp_gpu_timing *timing)
+{
+	(void) op, (void) type, (void) a, (void) na, (void) b, (void) nb, (void) out;
+	(void) check_sorted, (void) poll;
+	*nout = 0;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
 const char *
 mp_gpu_last_error(void)
 {

@@ -35,6 +35,53 @@ mp_type_size(mp_type type)
 	return (type == MP_INT4 || type == MP_FLOAT4) ? 4 : 8;
 }
 
+/*
+ * Multiset operations.  For a key that occurs m times in a and n times in b,
+ * the k-th copy in a is paired with the k-th copy in b; the result keeps, in
+ * ascending order, min(m, n) copies (intersect), max(m, n) (union),
+ * max(m - n, 0) (except) or |m - n| (symdiff).  Paired copies come from a;
+ * unpaired ones from the side that has them.
+ */
+typedef enum mp_setop
+{
+	MP_INTERSECT,
+	MP_UNION,
+	MP_EXCEPT,
+	MP_SYMDIFF
+} mp_setop;
+
+/* The most elements a set operation can return: the size of its output. */
+static inline int64_t
+mp_setop_capacity(mp_setop op, int64_t na, int64_t nb)
+{
+	switch (op)
+	{
+		case MP_INTERSECT:
+			return na < nb ? na : nb;
+		case MP_EXCEPT:
+			return na;
+		default:
+			return na + nb;
+	}
+}
+
+/* The fewest elements a set operation can return. */
+static inline int64_t
+mp_setop_minimum(mp_setop op, int64_t na, int64_t nb)
+{
+	switch (op)
+	{
+		case MP_UNION:
+			return na > nb ? na : nb;
+		case MP_EXCEPT:
+			return na > nb ? na - nb : 0;
+		case MP_SYMDIFF:
+			return na > nb ? na - nb : nb - na;
+		default:
+			return 0;
+	}
+}
+
 typedef enum mp_status
 {
 	MP_OK = 0,
@@ -62,6 +109,15 @@ typedef bool (*mp_poll_fn) (void);
  */
 extern mp_status mp_cpu_merge(mp_type type, const void *a, int64_t na,
 							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll);
+
+/*
+ * The set operation op of a[0..na) and b[0..nb) into out, which has room for
+ * mp_setop_capacity(op, na, nb) elements; *nout gets the result's length.
+ * Checks as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_setop(mp_setop op, mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out, int64_t *nout,
 							  bool check_sorted, mp_poll_fn poll);
 
 /* Index of the first element that is less than its predecessor, or -1. */
@@ -109,6 +165,12 @@ extern mp_status mp_gpu_describe(mp_gpu_device *dev);
 /* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
 extern mp_status mp_gpu_merge(mp_type type, const void *a, int64_t na,
 							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_setop. */
+extern mp_status mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out, int64_t *nout,
 							  bool check_sorted, mp_poll_fn poll,
 							  mp_gpu_timing *timing);
 

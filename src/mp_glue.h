@@ -42,21 +42,31 @@ typedef struct mp_arg
 extern void mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name,
 						 mp_arg *arg);
 extern ArrayType *mp_new_result(Oid elemtype, int64 n, const char *fname);
+extern ArrayType *mp_new_result_room(Oid elemtype, int64 room, int64 prefault,
+									 const char *fname);
+extern ArrayType *mp_finish_result(ArrayType *result, int64 n);
+extern bool mp_result_fits(size_t elsize, int64 n);
+extern void mp_refuse_result(const char *fname, int64 n) pg_attribute_noreturn();
 extern void mp_report_unsorted(const char *fname, const mp_arg *a,
 							   const mp_arg *b) pg_attribute_noreturn();
 
 /* dispatch.c */
-typedef mp_status (*mp_cpu_pair_fn) (mp_type type, const void *a, int64_t na,
-									 const void *b, int64_t nb, void *out,
-									 bool check_sorted, mp_poll_fn poll);
-typedef mp_status (*mp_gpu_pair_fn) (mp_type type, const void *a, int64_t na,
-									 const void *b, int64_t nb, void *out,
-									 bool check_sorted, mp_poll_fn poll,
-									 mp_gpu_timing *timing);
 
-extern void mp_run_pair(const char *fname, const mp_arg *a, const mp_arg *b,
-						void *out, int64 nout, mp_cpu_pair_fn cpu,
-						mp_gpu_pair_fn gpu);
+/* One call of a two-array operation, as the backend adapters see it. */
+typedef struct mp_call
+{
+	const mp_arg *a;
+	const mp_arg *b;
+	int			op;				/* the operation's own selector, e.g. an mp_setop */
+	void	   *out;			/* room for the largest result */
+	int64		nout;			/* the result's length, set by the backend */
+} mp_call;
+
+typedef mp_status (*mp_cpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll);
+typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll,
+								mp_gpu_timing *timing);
+
+extern void mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu);
 extern void mp_describe_backends(StringInfo json);
 
 #endif							/* MP_GLUE_H */

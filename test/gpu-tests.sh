@@ -29,7 +29,7 @@ step() {
 }
 
 sanitize() {
-	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_merge --gpu --quick
+	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_backends --gpu --quick
 }
 
 slot_limit() {
@@ -54,9 +54,9 @@ slot_limit() {
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_merge
-step c-tests-gpu test/test_merge --gpu
-step c-tests-cpu test/test_merge --cpu
+step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_backends
+step c-tests-gpu test/test_backends --gpu
+step c-tests-cpu test/test_backends --cpu
 step memcheck sanitize memcheck --leak-check full
 step racecheck sanitize racecheck
 step initcheck sanitize initcheck

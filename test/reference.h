@@ -1,7 +1,8 @@
 /*
  * reference.h
  *		The tests' oracle: PostgreSQL's order written as plain comparisons,
- *		independently of mp_order.h's keys, and the textbook merge.
+ *		independently of mp_order.h's keys, and the textbook merge and
+ *		multiset operations.
  */
 #ifndef REFERENCE_H
 #define REFERENCE_H
@@ -13,7 +14,7 @@
 #include "mergepath.h"
 
 /* -1, 0, 1 as PostgreSQL's btree comparison of two elements at p and q */
-static int
+static inline int
 ref_cmp(mp_type type, const void *p, const void *q)
 {
 	switch (type)
@@ -49,7 +50,7 @@ ref_cmp(mp_type type, const void *p, const void *q)
 }
 
 /* The textbook stable merge: take from b only when b's element is smaller. */
-static void
+static inline void
 ref_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, void *out)
 {
 	size_t		sz = mp_type_size(type);
@@ -69,8 +70,56 @@ ref_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, vo
 	}
 }
 
+/*
+ * The textbook multiset operations, as C++'s std::set_intersection,
+ * set_union, set_difference and set_symmetric_difference write them:
+ * returns the number of elements written to out.
+ */
+static inline int64_t
+ref_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+		  void *out)
+{
+	size_t		sz = mp_type_size(type);
+	const char *pa = a,
+			   *pb = b;
+	char	   *po = out;
+	int64_t		i = 0,
+				j = 0,
+				o = 0;
+
+	while (i < na && j < nb)
+	{
+		int			c = ref_cmp(type, pa + i * sz, pb + j * sz);
+
+		if (c < 0)
+		{
+			if (op != MP_INTERSECT)
+				memcpy(po + sz * o++, pa + i * sz, sz);
+			i++;
+		}
+		else if (c > 0)
+		{
+			if (op == MP_UNION || op == MP_SYMDIFF)
+				memcpy(po + sz * o++, pb + j * sz, sz);
+			j++;
+		}
+		else
+		{
+			if (op == MP_INTERSECT || op == MP_UNION)
+				memcpy(po + sz * o++, pa + i * sz, sz);
+			i++;
+			j++;
+		}
+	}
+	for (; i < na && op != MP_INTERSECT; i++)
+		memcpy(po + sz * o++, pa + i * sz, sz);
+	for (; j < nb && (op == MP_UNION || op == MP_SYMDIFF); j++)
+		memcpy(po + sz * o++, pb + j * sz, sz);
+	return o;
+}
+
 /* Index of the first element less than its predecessor, or -1. */
-static int64_t
+static inline int64_t
 ref_first_unsorted(mp_type type, const void *x, int64_t n)
 {
 	size_t		sz = mp_type_size(type);

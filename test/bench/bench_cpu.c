@@ -1,10 +1,11 @@
 /*
- * bench_cpu_merge.c
+ * bench_cpu.c
  *		The CPU backend's merge beside a textbook two-pointer merge and a
  *		memcpy of the same bytes, one thread, sorted random keys, median of 5.
  *
- *	bench_cpu_merge [millions per side ...]    (default: 1 10)
+ *	bench_cpu [millions per side ...]    (default: 1 10)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,20 @@ cmp_double(const void *p, const void *q)
 	return (x > y) - (x < y);
 }
 
-/* n sorted random values of the type, drawn as doubles and converted */
+/*
+ * n sorted random values of the type, drawn as doubles in [-2e9, 2e9) (or
+ * [0, range) when range > 0) and converted
+ */
 static void *
-sorted_values(mp_type type, int64_t n, unsigned seed)
+sorted_values(mp_type type, int64_t n, unsigned seed, double range)
 {
 	double	   *d = malloc(n * sizeof(double));
 	char	   *out = malloc(n * mp_type_size(type));
 
 	srand(seed);
 	for (int64_t i = 0; i < n; i++)
-		d[i] = ((double) rand() / RAND_MAX) * 4e9 - 2e9;
+		d[i] = range > 0 ? floor((double) rand() / RAND_MAX * range) * 2
+			: ((double) rand() / RAND_MAX) * 4e9 - 2e9;
 	qsort(d, n, sizeof(double), cmp_double);
 	for (int64_t i = 0; i < n; i++)
 		switch (type)
@@ -78,6 +83,30 @@ plain_merge_int4(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int
 		out[k++] = b[j++];
 }
 
+/* the textbook intersection, branchy, as std::set_intersection */
+static int64_t
+plain_intersect_int4(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int32_t *out)
+{
+	int64_t		i = 0,
+				j = 0,
+				k = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (b[j] < a[i])
+			j++;
+		else
+		{
+			out[k++] = a[i];
+			i++;
+			j++;
+		}
+	}
+	return k;
+}
+
 static int
 cmp_ms(const void *p, const void *q)
 {
@@ -111,8 +140,8 @@ main(int argc, char **argv)
 			mp_type		type = (mp_type) t;
 			int64_t		m = sizes[s] * 1000000;
 			size_t		bytes = 2 * m * mp_type_size(type);
-			char	   *a = sorted_values(type, m, 1),
-					   *b = sorted_values(type, m, 2),
+			char	   *a = sorted_values(type, m, 1, 0),
+					   *b = sorted_values(type, m, 2, 0),
 					   *out = malloc(bytes),
 					   *out2 = malloc(bytes);
 			double		t_copy,
@@ -134,6 +163,35 @@ main(int argc, char **argv)
 			free(b);
 			free(out);
 			free(out2);
+		}
+
+	/* int4 keys in [0, 4n), even: values a side repeat little, and about a
+	 * quarter of them meet the other side */
+	printf("\n| op        | n/side | result | plain intersect ms | mp cpu ms | mp nochk | Melem/s |\n");
+	printf("|-----------|--------|--------|--------------------|-----------|----------|---------|\n");
+	for (int s = 0; s < nsizes; s++)
+		for (int op = 0; op < 4; op++)
+		{
+			static const char *const ops[] = {"intersect", "union", "except", "symdiff"};
+			int64_t		m = sizes[s] * 1000000;
+			int32_t    *a = sorted_values(MP_INT4, m, 1, 2.0 * m),
+					   *b = sorted_values(MP_INT4, m, 2, 2.0 * m),
+					   *out = malloc(2 * m * sizeof(int32_t));
+			int64_t		nout = 0;
+			double		t_plain = -1,
+						t_mp,
+						t_nc;
+
+			memset(out, 1, 2 * m * sizeof(int32_t));
+			if (op == MP_INTERSECT)
+				MEDIAN_OF_5(t_plain, plain_intersect_int4(a, m, b, m, out));
+			MEDIAN_OF_5(t_mp, mp_cpu_setop((mp_setop) op, MP_INT4, a, m, b, m, out, &nout, true, NULL));
+			MEDIAN_OF_5(t_nc, mp_cpu_setop((mp_setop) op, MP_INT4, a, m, b, m, out, &nout, false, NULL));
+			printf("| %-9s | %5lldM | %5.2fM | %18.2f | %9.2f | %8.2f | %7.0f |\n", ops[op],
+				   (long long) sizes[s], nout / 1e6, t_plain, t_mp, t_nc, 2.0 * m / t_mp / 1e3);
+			free(a);
+			free(b);
+			free(out);
 		}
 	return 0;
 }

@@ -1,0 +1,62 @@
+/*
+ * harness.h
+ *		What the C tests of the backends share: the backends under test,
+ *		input generators, and the pass/fail bookkeeping.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mergepath.h"
+
+/* A backend as the tests call it (the GPU's timings are dropped). */
+typedef struct backend
+{
+	const char *name;
+	mp_status	(*merge) (mp_type type, const void *a, int64_t na, const void *b,
+						  int64_t nb, void *out, bool check_sorted, mp_poll_fn poll);
+	mp_status	(*setop) (mp_setop op, mp_type type, const void *a, int64_t na,
+						  const void *b, int64_t nb, void *out, int64_t *nout,
+						  bool check_sorted, mp_poll_fn poll);
+} backend;
+
+/* Input shapes.  Each fills n sorted elements. */
+typedef enum gen_kind
+{
+	GEN_WIDE,					/* uniform over the whole type */
+	GEN_TINY,					/* keys 0..7: long runs crossing tiles */
+	GEN_EQUAL,					/* one key; -0 and +0 mixed for floats */
+	GEN_SPECIAL,				/* extremes, NaNs, infinities, zeros, subnormals */
+	GEN_LOW,					/* keys in [0, 1000) */
+	GEN_HIGH,					/* keys in [1000, 2000): disjoint from GEN_LOW */
+	GEN_WALK,					/* sorted by construction, O(n), for big sizes */
+	NUM_GENS
+} gen_kind;
+
+extern const char *const type_names[];
+extern const char *const gen_names[];
+extern bool quick;
+
+uint64_t	rnd(void);
+int64_t		rnd_below(int64_t n);
+
+/* Counts a check; on failure prints what failed, where. */
+void		check(bool ok, const char *fmt, const char *what, const backend *be,
+				  mp_type type, int64_t na, int64_t nb);
+
+void		put(mp_type type, void *out, int64_t i, int64_t iv, double fv);
+void		gen_special(mp_type type, void *out, int64_t i);
+void		gen_sorted(mp_type type, gen_kind kind, int64_t n, void *out);
+void	   *xmalloc(size_t bytes);
+
+/* A poll that asks to stop after polls_left more calls. */
+extern int	polls_left;
+bool		poll_countdown(void);
+
+/* The suites, one per operation family. */
+void		run_merge_tests(const backend *be);
+void		run_setop_tests(const backend *be);
+
+#endif							/* HARNESS_H */
