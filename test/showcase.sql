@@ -14,6 +14,16 @@ CREATE TEMP TABLE orders AS SELECT g % 7 AS shop, (g * 37) % 1000 AS amount FROM
 SELECT gpu_merge((SELECT array_agg(amount ORDER BY amount) FROM orders WHERE shop = 1),
                  (SELECT array_agg(amount ORDER BY amount) FROM orders WHERE shop = 2)) AS shops_1_and_2;
 
+\echo '== multiset operations: a key held m times in a and n times in b'
+\echo '   intersect min(m,n), union max(m,n), except max(m-n,0), symdiff |m-n|'
+SELECT gpu_intersect('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS intersect,
+       gpu_union('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS union,
+       gpu_except('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS except,
+       gpu_symdiff('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS symdiff;
+\echo '== amounts that shops 1 and 2 have in common, as many times as both have them'
+SELECT gpu_intersect((SELECT array_agg(amount % 100 ORDER BY amount % 100) FROM orders WHERE shop = 1),
+                     (SELECT array_agg(amount % 100 ORDER BY amount % 100) FROM orders WHERE shop = 2)) AS common;
+
 \echo '== unsorted input is refused, and the error says where'
 \set ON_ERROR_STOP 0
 SELECT gpu_merge('{1,5,3}'::int4[], '{2}'::int4[]);
