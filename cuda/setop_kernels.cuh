@@ -46,7 +46,9 @@ template <typename T>
 struct setop_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = 23;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
+	static constexpr int MINB = sizeof(T) == 4 ? 7 : 6;	/* blocks per SM the registers
+														 * must allow; 0: no bound */
 };
 
 /* Results are counted in int: the output of one call stays below 2^31
@@ -178,8 +180,8 @@ setop_init_tiles(setop_tile_state state, int tiles)
 	state.InitializeStatus(tiles);
 }
 
-template <typename T, int NT, int VT, mp_setop OP>
-__global__ void __launch_bounds__(NT)
+template <typename T, int NT, int VT, int MINB, mp_setop OP>
+__global__ void __launch_bounds__(NT, MINB)
 setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
 		   const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
 		   setop_tile_state state, int64_t *__restrict__ length, int *__restrict__ unsorted)
@@ -216,8 +218,11 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 	if (broken && unsorted != nullptr && tid == 0)
 		*unsorted = 1;
 
-	/* load both windows */
+	/* load both windows, and for the check the element in front of each,
+	 * all loads in flight together */
 	T			r[VT];
+	T			extra = T(),
+				before = T();
 
 #pragma unroll
 	for (int i = 0; i < VT; i++)
@@ -228,7 +233,11 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 			r[i] = idx < acount ? a[a0 + idx] : b[b0 + (idx - acount)];
 	}
 	if (tid == 0 && count > NV)
-		s[NV] = NV < acount ? a[a0 + NV] : b[b0 + (NV - acount)];
+		extra = NV < acount ? a[a0 + NV] : b[b0 + (NV - acount)];
+	if (unsorted != nullptr && tid == 0 && acount > 0 && a0 > 0)
+		before = a[a0 - 1];
+	if (unsorted != nullptr && tid == 1 && acount < count && b0 > 0)
+		before = b[b0 - 1];
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
@@ -237,19 +246,28 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		if (idx < count)
 			s[idx] = r[i];
 	}
+	if (tid == 0 && count > NV)
+		s[NV] = extra;
 	__syncthreads();
 
 	if (unsorted != nullptr)
 	{
 		bool		bad = false;
 
-		for (int idx = tid; idx < count; idx += NT)
-			if (idx != 0 && idx != acount)
-				bad |= order<T>::lt(s[idx], s[idx - 1]);
+#pragma unroll
+		for (int i = 0; i < VT; i++)
+		{
+			int			idx = i * NT + tid;
+
+			if (idx < count && idx != 0 && idx != acount)
+				bad |= order<T>::lt(r[i], s[idx - 1]);
+		}
+		if (tid == 0 && count > NV && NV != acount)
+			bad |= order<T>::lt(extra, s[NV - 1]);
 		if (tid == 0 && acount > 0 && a0 > 0)
-			bad |= order<T>::lt(s[0], a[a0 - 1]);
+			bad |= order<T>::lt(r[0], before);
 		if (tid == 1 && acount < count && b0 > 0)
-			bad |= order<T>::lt(s[acount], b[b0 - 1]);
+			bad |= order<T>::lt(s[acount], before);
 		if (bad)
 			*unsorted = 1;
 	}
@@ -363,7 +381,8 @@ setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *state_b
  * out[0..*length) = op(a, b), *length on the device.  out has room for
  * capacity elements; unsorted as for merge_on_device.  Stream-ordered.
  */
-template <mp_setop OP, typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
+template <mp_setop OP, typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT,
+		  int MINB = setop_shape<T>::MINB>
 inline cudaError_t
 setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t capacity,
 				int64_t *length, int64_t *parts, void *state_storage, size_t state_bytes,
@@ -383,7 +402,7 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 	setop_init_tiles<128><<<(unsigned) ((tiles + 127) / 128), 128, 0, stream>>>(state, (int) tiles);
 	setop_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
 		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM);
-	setop_tile<T, NT, VT, OP><<<(unsigned) tiles, NT, 0, stream>>>
+	setop_tile<T, NT, VT, MINB, OP><<<(unsigned) tiles, NT, 0, stream>>>
 		(a, na, b, nb, parts, out, capacity, state, length, unsorted);
 	return cudaGetLastError();
 }

@@ -41,15 +41,15 @@ $$;
 
 SELECT setseed(0.25);
 
--- sizes at the GPU's tile edges (2944 inputs a tile) and around them; keys
--- from tiny ranges (runs of one key across many tiles), wide ranges, one
--- key, one side empty
+-- sizes at the GPU's tile edges (3968 inputs a tile for 4-byte types, 2944
+-- for 8-byte ones) and around them; keys from tiny ranges (runs of one key
+-- across many tiles), wide ranges, one key, one side empty
 CREATE TEMP TABLE set_shapes AS
 SELECT row_number() OVER () AS id, na, nb, range
 FROM (VALUES (1, 1, 2), (0, 5, 4), (5, 0, 4), (1472, 1472, 8), (2943, 1, 1), (2945, 0, 3),
-             (1471, 1472, 8), (1472, 1473, 1), (2944, 2945, 6), (5888, 5887, 8), (5000, 7, 100),
-             (7, 5000, 100), (4000, 4000, 0), (20000, 20001, 8), (30000, 300, 1000000000),
-             (50000, 50000, 100000)) v(na, nb, range);
+             (1984, 1984, 8), (3967, 1, 1), (1984, 1985, 6), (5888, 5887, 8), (3968, 3969, 2),
+             (5000, 7, 100), (7, 5000, 100), (4000, 4000, 0), (20000, 20001, 8),
+             (30000, 300, 1000000000), (50000, 50000, 100000)) v(na, nb, range);
 
 CREATE TEMP TABLE set_cases AS
 SELECT id,

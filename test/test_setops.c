@@ -85,6 +85,29 @@ run_unsorted(const backend *be, mp_setop op, mp_type type, gen_kind ga, gen_kind
 	free(out);
 }
 
+/*
+ * a ascends in runs of `period` elements, each run starting below the last
+ * one's end, and b is empty: with a period that is a tile's length, every
+ * descent falls where a tile's window starts, and only the comparison with
+ * the element in front of the window finds it.
+ */
+static void
+run_sawtooth(const backend *be, mp_setop op, mp_type type, int64_t period)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		n = 2 * period + 5;
+	char	   *a = xmalloc(n * sz),
+			   *out = xmalloc(n * sz);
+	int64_t		nout;
+
+	for (int64_t i = 0; i < n; i++)
+		put(type, a, i, i % period - i / period, (double) (i % period - i / period));
+	check(be->setop(op, type, a, n, a, 0, out, &nout, true, NULL) == MP_UNSORTED,
+		  "descent at a run start not reported", "unsorted sawtooth", be, type, n, period);
+	free(a);
+	free(out);
+}
+
 /* A cancel between chunks returns MP_CANCELLED, and the next call works. */
 static void
 run_cancel(const backend *be, mp_type type, int64_t n)
@@ -195,6 +218,9 @@ run_setop_tests(const backend *be)
 				run_case(be, op, type, GEN_TINY, GEN_TINY, n / 2, n - n / 2);
 				run_case(be, op, type, GEN_EQUAL, GEN_EQUAL, na, n - na);
 			}
+
+		for (int64_t k = 1; k <= 40; k++)
+			run_sawtooth(be, (mp_setop) (k % 4), type, k * 128);
 
 		run_cancel(be, type, quick ? 2500000 : 6000000);
 	}
