@@ -16,20 +16,51 @@ pg_config=${PG_CONFIG:-pg_config}
 passed=0 failed=0
 
 only=" $* "
-step() {
-	local name=$1; shift
-	[[ $name == build || $only == "  " || $only == *" $name "* ]] || return 0
-	local log="$log_dir/$name.log" t0=$SECONDS
-	if "$@" >"$log" 2>&1; then
-		passed=$((passed + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
+selected() {
+	[[ $1 == build || $only == "  " || $only == *" $1 "* ]]
+}
+
+# report NAME EXIT_STATUS START_SECONDS
+report() {
+	local log="$log_dir/$1.log"
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1)); echo "PASS $1 ($((SECONDS - $3)) s)"
 	else
-		failed=$((failed + 1)); echo "FAIL $name ($((SECONDS - t0)) s), last lines of $log:"
+		failed=$((failed + 1)); echo "FAIL $1 ($((SECONDS - $3)) s), last lines of $log:"
 		tail -n 25 "$log" | sed 's/^/    /'
 	fi
 }
 
+step() {
+	local name=$1 t0=$SECONDS; shift
+	selected "$name" || return 0
+	"$@" >"$log_dir/$name.log" 2>&1
+	report "$name" $? "$t0"
+}
+
 sanitize() {
 	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_backends --gpu --quick
+}
+
+# The compute-sanitizer tools side by side on the one GPU: racecheck alone
+# takes about five minutes.
+sanitize_all() {
+	local tools=() pids=() t0=$SECONDS
+	for t in memcheck racecheck initcheck synccheck; do
+		selected "$t" && tools+=("$t")
+	done
+	for t in "${tools[@]}"; do
+		if [ "$t" = memcheck ]; then
+			sanitize "$t" --leak-check full >"$log_dir/$t.log" 2>&1 &
+		else
+			sanitize "$t" >"$log_dir/$t.log" 2>&1 &
+		fi
+		pids+=($!)
+	done
+	for i in "${!tools[@]}"; do
+		wait "${pids[$i]}"
+		report "${tools[$i]}" $? "$t0"
+	done
 }
 
 slot_limit() {
@@ -57,10 +88,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_backends
 step c-tests-gpu test/test_backends --gpu
 step c-tests-cpu test/test_backends --cpu
-step memcheck sanitize memcheck --leak-check full
-step racecheck sanitize racecheck
-step initcheck sanitize initcheck
-step synccheck sanitize synccheck
+sanitize_all
 step install make install PG_CONFIG="$pg_config"
 step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
 step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
