@@ -76,6 +76,37 @@ mp_status	stage_out(void *host, const void *dev, size_t bytes, mp_poll_fn poll,
 
 double		clock_ms();
 
+/*
+ * One call's kernels: clears `bytes` of device status, runs launch() (which
+ * enqueues the kernels on gpu_stream() and returns the launch's error)
+ * between the timing events, copies the status back to the pinned scratch
+ * area and waits.  The kernels' time is added to timing.
+ */
+template <typename Launch>
+cudaError_t
+run_kernels(Launch &&launch, void *dev_status, size_t bytes, mp_gpu_timing *timing)
+{
+	cudaStream_t stream = gpu_stream();
+	cudaError_t err = cudaMemsetAsync(dev_status, 0, bytes, stream);
+	float		ms = 0;
+
+	if (!err)
+		err = cudaEventRecord(gpu_kernel_start(), stream);
+	if (!err)
+		err = launch();
+	if (!err)
+		err = cudaEventRecord(gpu_kernel_stop(), stream);
+	if (!err)
+		err = cudaMemcpyAsync(gpu_pinned_scratch(), dev_status, bytes, cudaMemcpyDeviceToHost,
+							  stream);
+	if (!err)
+		err = cudaStreamSynchronize(stream);
+	if (!err)
+		err = cudaEventElapsedTime(&ms, gpu_kernel_start(), gpu_kernel_stop());
+	timing->kernel_ms += ms;
+	return err;
+}
+
 }								/* namespace mp */
 
 /* Checks a CUDA call inside a function returning mp_status. */

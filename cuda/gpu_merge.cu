@@ -37,28 +37,11 @@ merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 	if (mp_status st = stage_in(in, 2, poll, timing))
 		return st;
 
-	cudaEvent_t start = gpu_kernel_start();
-	cudaEvent_t stop = gpu_kernel_stop();
-	cudaError_t err = cudaMemsetAsync(d_flag, 0, sizeof(int), stream);
+	cudaError_t err = run_kernels([&] {
+		return merge_on_device(d_a, na, d_b, nb, d_out, (int64_t *) (pool + at_parts),
+							   check_sorted ? d_flag : nullptr, stream);
+	}, d_flag, sizeof(int), timing);
 
-	if (!err)
-		err = cudaEventRecord(start, stream);
-	if (!err)
-		err = merge_on_device(d_a, na, d_b, nb, d_out, (int64_t *) (pool + at_parts),
-							  check_sorted ? d_flag : nullptr, stream);
-	if (!err)
-		err = cudaEventRecord(stop, stream);
-	if (!err)
-		err = cudaMemcpyAsync(flag_host, d_flag, sizeof(int), cudaMemcpyDeviceToHost, stream);
-	if (!err)
-		err = cudaStreamSynchronize(stream);
-	if (!err)
-	{
-		float		ms = 0;
-
-		err = cudaEventElapsedTime(&ms, start, stop);
-		timing->kernel_ms += ms;
-	}
 	if (err)
 		return cuda_failure(err, "merge kernels");
 	if (check_sorted && *flag_host)

@@ -54,30 +54,12 @@ setop_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t *nou
 	if (mp_status st = stage_in(in, 2, poll, timing))
 		return st;
 
-	cudaEvent_t start = gpu_kernel_start();
-	cudaEvent_t stop = gpu_kernel_stop();
-	cudaError_t err = cudaMemsetAsync(d_status, 0, sizeof(setop_status), stream);
+	cudaError_t err = run_kernels([&] {
+		return setop_on_device<OP>(d_a, na, d_b, nb, d_out, capacity, &d_status->length,
+								   (int64_t *) (pool + at_parts), pool + at_state, state_bytes,
+								   check_sorted ? &d_status->unsorted : nullptr, stream);
+	}, d_status, sizeof(setop_status), timing);
 
-	if (!err)
-		err = cudaEventRecord(start, stream);
-	if (!err)
-		err = setop_on_device<OP>(d_a, na, d_b, nb, d_out, capacity, &d_status->length,
-								  (int64_t *) (pool + at_parts), pool + at_state, state_bytes,
-								  check_sorted ? &d_status->unsorted : nullptr, stream);
-	if (!err)
-		err = cudaEventRecord(stop, stream);
-	if (!err)
-		err = cudaMemcpyAsync(status_host, d_status, sizeof(setop_status),
-							  cudaMemcpyDeviceToHost, stream);
-	if (!err)
-		err = cudaStreamSynchronize(stream);
-	if (!err)
-	{
-		float		ms = 0;
-
-		err = cudaEventElapsedTime(&ms, start, stop);
-		timing->kernel_ms += ms;
-	}
 	if (err)
 		return cuda_failure(err, "set operation kernels");
 	if (check_sorted && status_host->unsorted)

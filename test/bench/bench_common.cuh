@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <type_traits>
 #include <vector>
@@ -123,6 +124,52 @@ template <> struct mp_type_of<int32_t> { static const mp_type v = MP_INT4; };
 template <> struct mp_type_of<int64_t> { static const mp_type v = MP_INT8; };
 template <> struct mp_type_of<float> { static const mp_type v = MP_FLOAT4; };
 template <> struct mp_type_of<double> { static const mp_type v = MP_FLOAT8; };
+
+/* Command line: [--sizes 1,10,100] [--reps 7] [--tune] [--host] */
+struct bench_options
+{
+	std::vector<int64_t> sizes = {1, 10, 100};	/* millions per side */
+	bool		tune = false;
+	bool		with_host = false;
+};
+
+static bench_options
+parse_options(int argc, char **argv)
+{
+	bench_options o;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--tune"))
+			o.tune = true;
+		else if (!strcmp(argv[i], "--host"))
+			o.with_host = true;
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+		{
+			o.sizes.clear();
+			for (char *s = strtok(argv[++i], ","); s; s = strtok(nullptr, ","))
+				o.sizes.push_back(atoll(s));
+		}
+		else
+		{
+			fprintf(stderr, "usage: %s [--sizes 1,10,100] [--reps 7] [--tune] [--host]\n", argv[0]);
+			exit(2);
+		}
+	}
+	return o;
+}
+
+/* The device, and what the figures count. */
+static void
+print_header(const char *what)
+{
+	cudaDeviceProp prop;
+
+	CK(cudaGetDeviceProperties(&prop, 0));
+	printf("%s, %d SMs; median of %d; %s\n\n", prop.name, prop.multiProcessorCount, reps, what);
+}
 
 static double
 host_ms(const std::function<void()> &f)

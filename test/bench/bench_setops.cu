@@ -16,8 +16,6 @@
  * --tune times the block shapes of the sweep below instead of the peers.
  * --host adds the CPU backend on the same inputs.
  */
-#include <cstring>
-
 #include <thrust/set_operations.h>
 
 #include "../../cuda/setop_kernels.cuh"
@@ -250,40 +248,14 @@ tune_type(int64_t m)
 int
 main(int argc, char **argv)
 {
-	std::vector<int64_t> sizes = {1, 10, 100};
-	bool		tune = false,
-				with_host = false;
-	cudaDeviceProp prop;
+	bench_options opt = parse_options(argc, argv);
 
-	for (int i = 1; i < argc; i++)
-	{
-		if (!strcmp(argv[i], "--tune"))
-			tune = true;
-		else if (!strcmp(argv[i], "--host"))
-			with_host = true;
-		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-			reps = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
-		{
-			sizes.clear();
-			for (char *s = strtok(argv[++i], ","); s; s = strtok(nullptr, ","))
-				sizes.push_back(atoll(s));
-		}
-		else
-		{
-			fprintf(stderr, "usage: %s [--sizes 1,10,100] [--reps 7] [--tune] [--host]\n", argv[0]);
-			return 2;
-		}
-	}
-	CK(cudaGetDeviceProperties(&prop, 0));
-	printf("%s, %d SMs; median of %d; GB/s count both inputs read and the result written\n\n",
-		   prop.name, prop.multiProcessorCount, reps);
-
-	if (tune)
+	print_header("GB/s count both inputs read and the result written");
+	if (opt.tune)
 	{
 		printf("| type    | n/side | op        |   NT |  VT | minB |      ms |   GB/s | of copy |\n"
 			   "|---------|--------|-----------|------|-----|------|---------|--------|---------|\n");
-		for (int64_t s : sizes)
+		for (int64_t s : opt.sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
 			tune_type<int64_t>(s * 1000000);
@@ -291,14 +263,14 @@ main(int argc, char **argv)
 		return 0;
 	}
 	printf("| type    | n/side | keys    | op        |   result |   mp ms |   GB/s | of copy | thrust ms | thrust/mp |%s\n",
-		   with_host ? " cpu backend ms |" : "");
+		   opt.with_host ? " cpu backend ms |" : "");
 	printf("|---------|--------|---------|-----------|----------|---------|--------|---------|-----------|-----------|%s\n",
-		   with_host ? "----------|" : "");
-	for (int64_t s : sizes)
+		   opt.with_host ? "----------|" : "");
+	for (int64_t s : opt.sizes)
 	{
-		bench_type<int32_t>(s * 1000000, with_host);
-		bench_type<int64_t>(s * 1000000, with_host);
-		bench_type<double>(s * 1000000, with_host);
+		bench_type<int32_t>(s * 1000000, opt.with_host);
+		bench_type<int64_t>(s * 1000000, opt.with_host);
+		bench_type<double>(s * 1000000, opt.with_host);
 	}
 	return 0;
 }

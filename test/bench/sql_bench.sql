@@ -3,12 +3,7 @@
 -- detoasts them, as it would in real use); each figure is the median of
 -- several runs of `SELECT cardinality(f(a, b)) FROM pairs WHERE n = ...`
 -- after a warm-up run.  Run through test/bench/sql_bench.sh.
-\set ON_ERROR_STOP 1
-\pset footer off
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS mergepath;
-CREATE EXTENSION IF NOT EXISTS intarray;
-SET max_parallel_workers_per_gather = 0;
+\ir sql_bench_common.sql
 
 CREATE TEMP TABLE pairs AS
 SELECT n,
@@ -17,22 +12,6 @@ SELECT n,
        (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 4e9 - 2e9)::int4 AS x
                                              FROM generate_series(1, n)) s) AS b
 FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
-
--- median of reps runs of a query, in ms, after one warm-up run
-CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE
-  t0 timestamptz;
-  times float8[] := '{}';
-BEGIN
-  EXECUTE query;
-  FOR i IN 1..reps LOOP
-    t0 := clock_timestamp();
-    EXECUTE query;
-    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
-  END LOOP;
-  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 2);
-END $$;
 
 CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
 LANGUAGE plpgsql AS $$

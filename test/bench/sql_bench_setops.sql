@@ -5,33 +5,13 @@
 -- intarray's &, | and - mean the same as gpu_intersect, gpu_union and
 -- gpu_except.  Median of several runs after a warm-up, in ms.  Run through
 -- test/bench/sql_bench.sh.
-\set ON_ERROR_STOP 1
-\pset footer off
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS mergepath;
-CREATE EXTENSION IF NOT EXISTS intarray;
-SET max_parallel_workers_per_gather = 0;
+\ir sql_bench_common.sql
 
 CREATE TEMP TABLE sets AS
 SELECT n,
        ARRAY(SELECT i FROM generate_series(1, 2 * n) i WHERE random() < 0.5) AS a,
        ARRAY(SELECT i FROM generate_series(1, 2 * n) i WHERE random() < 0.5) AS b
 FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
-
-CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE
-  t0 timestamptz;
-  times float8[] := '{}';
-BEGIN
-  EXECUTE query;
-  FOR i IN 1..reps LOOP
-    t0 := clock_timestamp();
-    EXECUTE query;
-    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
-  END LOOP;
-  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 2);
-END $$;
 
 -- f over the pair of size n on a backend ('' for a plain query), in ms
 CREATE FUNCTION pg_temp.timed(device text, expr text, n int, reps int) RETURNS numeric

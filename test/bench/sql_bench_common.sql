@@ -1,0 +1,23 @@
+-- What the SQL benchmarks share: settings, extensions, and a timer.
+\set ON_ERROR_STOP 1
+\pset footer off
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS mergepath;
+CREATE EXTENSION IF NOT EXISTS intarray;
+SET max_parallel_workers_per_gather = 0;
+
+-- median of reps runs of a query, in ms, after one warm-up run
+CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+  times float8[] := '{}';
+BEGIN
+  EXECUTE query;
+  FOR i IN 1..reps LOOP
+    t0 := clock_timestamp();
+    EXECUTE query;
+    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
+  END LOOP;
+  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 2);
+END $$;
