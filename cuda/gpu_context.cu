@@ -105,6 +105,13 @@ cuda_failure(cudaError_t err, const char *what)
 	}
 }
 
+mp_status
+gpu_cannot(const char *why)
+{
+	set_error("%s", why);
+	return MP_DEVICE_ERROR;
+}
+
 cudaStream_t
 gpu_stream()
 {

@@ -28,6 +28,10 @@ constexpr size_t STAGE_CHUNK = (size_t) 4 << 20;
  * starts afresh. */
 mp_status cuda_failure(cudaError_t err, const char *what);
 
+/* A call this backend cannot take (say, too large): records why and returns
+ * MP_DEVICE_ERROR, leaving the context as it is. */
+mp_status	gpu_cannot(const char *why);
+
 cudaStream_t gpu_stream();
 
 /* Two events for timing the kernels of a call. */

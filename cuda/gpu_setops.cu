@@ -31,6 +31,8 @@ setop_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t *nou
 	size_t		parts_bytes,
 				state_bytes;
 
+	if (na + nb > INT32_MAX)
+		return gpu_cannot("the GPU set operations take at most 2^31 - 1 elements in all");
 	setop_scratch_bytes<T>(na, nb, &parts_bytes, &state_bytes);
 
 	pool_carver carve;
