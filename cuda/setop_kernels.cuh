@@ -56,6 +56,8 @@ struct setop_shape
  * status into one 8-byte word for the look-back. */
 typedef cub::ScanTileState<int> setop_tile_state;
 
+/* How a tile waits for the tiles before it: CUB's choice for 4-byte select
+ * on sm_90.  A build may define another to compare (NOTES.md, v2 and v3). */
 #ifndef SETOP_LOOKBACK_DELAY
 #define SETOP_LOOKBACK_DELAY cub::detail::no_delay_constructor_t<1130>
 #endif
