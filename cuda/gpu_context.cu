@@ -26,6 +26,7 @@ struct gpu_state
 	char	   *pinned;			/* STAGE_SLOTS * STAGE_CHUNK, then scratch */
 	void	   *pool;
 	size_t		pool_bytes;
+	uint64_t	pool_generation;	/* changes whenever the pool's contents may */
 	char		error[512];
 };
 
@@ -54,6 +55,7 @@ release_all(bool reset_device)
 		cudaDeviceReset();
 	state.pool = nullptr;
 	state.pool_bytes = 0;
+	state.pool_generation++;
 	state.pinned = nullptr;
 	for (int i = 0; i < STAGE_SLOTS; i++)
 		state.slot_done[i] = nullptr;
@@ -137,33 +139,59 @@ gpu_pinned_scratch()
 }
 
 mp_status
-gpu_pool(size_t bytes, void **ptr)
+gpu_pool(size_t bytes, void **ptr, size_t keep)
 {
+	state.pool_generation++;
 	if (bytes > state.pool_bytes)
 	{
 		/* grow by at least half, rounded to 64 MB, so that a series of
 		 * growing calls reallocates few times */
 		size_t		want = bytes + bytes / 2;
+		void	   *grown = nullptr;
 
 		want = (want + ((size_t) 64 << 20) - 1) & ~(((size_t) 64 << 20) - 1);
-		if (state.pool)
+		if (state.pool && keep == 0)
 		{
+			/* nothing to carry over: give the memory back first */
 			cudaFree(state.pool);
 			state.pool = nullptr;
 			state.pool_bytes = 0;
 		}
-		if (cudaMalloc(&state.pool, want) != cudaSuccess)
+		if (cudaMalloc(&grown, want) != cudaSuccess)
 		{
 			cudaGetLastError();
-			state.pool = nullptr;
 			/* the headroom is a wish: retry with the exact size */
-			MP_CUDA(cudaMalloc(&state.pool, bytes));
 			want = bytes;
+			if (cudaError_t err = cudaMalloc(&grown, want))
+			{
+				cudaGetLastError();
+				return cuda_failure(err, "cudaMalloc(pool)");
+			}
 		}
+		if (state.pool)
+		{
+			cudaError_t err = cudaMemcpyAsync(grown, state.pool, keep, cudaMemcpyDeviceToDevice,
+											  state.stream);
+
+			if (!err)
+				err = cudaStreamSynchronize(state.stream);
+			cudaFree(state.pool);
+			state.pool = grown;
+			state.pool_bytes = want;
+			if (err)
+				return cuda_failure(err, "carrying the pool over");
+		}
+		state.pool = grown;
 		state.pool_bytes = want;
 	}
 	*ptr = state.pool;
 	return MP_OK;
+}
+
+uint64_t
+gpu_pool_generation()
+{
+	return state.pool_generation;
 }
 
 double

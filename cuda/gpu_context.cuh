@@ -42,9 +42,14 @@ cudaEvent_t gpu_kernel_stop();
  * counts), apart from the staging ring. */
 void	   *gpu_pinned_scratch();
 
-/* Device memory for this call: at least `bytes`, contents undefined.  Valid
- * until the next call of gpu_pool. */
-mp_status	gpu_pool(size_t bytes, void **ptr);
+/* Device memory for this call: at least `bytes`, contents undefined but for
+ * the first `keep` bytes, which a call may ask to carry over when it grows
+ * the pool midway.  Valid until the next call of gpu_pool. */
+mp_status	gpu_pool(size_t bytes, void **ptr, size_t keep = 0);
+
+/* A number that changes with every gpu_pool call and every teardown: what a
+ * call left in the pool is still there while it is unchanged. */
+uint64_t	gpu_pool_generation();
 
 /* Carves aligned pieces out of a pool allocation. */
 struct pool_carver

@@ -138,20 +138,19 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 }
 
 /*
- * One tile.  FULL tiles (all but the last) hold exactly NV outputs and need
- * no bounds checks.
+ * A tile's windows a[a0..a0+acount) and b[b0..b0+count-acount) into s, one
+ * after the other, with coalesced loads, all in flight before the first
+ * store; each thread keeps what it loaded in r.  With unsorted non-null,
+ * each element is checked against its predecessor, and sets *unsorted when
+ * below it.  FULL tiles hold exactly NT * VT elements.
  */
 template <typename T, int NT, int VT, bool FULL>
 __device__ __forceinline__ void
-merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
-			   int64_t d0, int acount, int count, T *__restrict__ out,
-			   int *__restrict__ unsorted, T *s)
+load_windows(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
+			 int acount, int count, int *__restrict__ unsorted, T *s, T (&r)[VT])
 {
-	constexpr int NV = NT * VT;
 	const int	tid = threadIdx.x;
 
-	/* load both windows, all loads in flight before the first store */
-	T			r[VT];
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
@@ -189,6 +188,23 @@ merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int
 		if (bad)
 			*unsorted = 1;
 	}
+}
+
+/*
+ * One tile.  FULL tiles (all but the last) hold exactly NV outputs and need
+ * no bounds checks.
+ */
+template <typename T, int NT, int VT, bool FULL>
+__device__ __forceinline__ void
+merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
+			   int64_t d0, int acount, int count, T *__restrict__ out,
+			   int *__restrict__ unsorted, T *s)
+{
+	constexpr int NV = NT * VT;
+	const int	tid = threadIdx.x;
+	T			r[VT];
+
+	load_windows<T, NT, VT, FULL>(a, b, a0, b0, acount, count, unsorted, s, r);
 
 	/* each thread's start, then VT serial merge steps in registers */
 	const int	diag = FULL || tid * VT < count ? tid * VT : count;

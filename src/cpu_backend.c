@@ -4,7 +4,7 @@
  *
  * The fallback where there is no GPU or the input is small, and the fast twin
  * of the tests' reference.  Each operation is written once, in
- * cpu_merge_impl.h and cpu_setop_impl.h, and instantiated per element type
+ * cpu_merge_impl.h, cpu_setop_impl.h and cpu_search_impl.h, and instantiated per element type
  * here.
  */
 #include "mergepath.h"
@@ -44,6 +44,20 @@
 #define MP_NAME(x) x##_float8
 #include "cpu_impl.h"
 
+/* One function per element type, picked by type; the rest of the call as is. */
+#define MP_BY_TYPE(fn, type, ...) \
+	switch (type) \
+	{ \
+		case MP_INT4: \
+			return fn##_int4(__VA_ARGS__); \
+		case MP_INT8: \
+			return fn##_int8(__VA_ARGS__); \
+		case MP_FLOAT4: \
+			return fn##_float4(__VA_ARGS__); \
+		case MP_FLOAT8: \
+			return fn##_float8(__VA_ARGS__); \
+	}
+
 mp_status
 mp_cpu_merge(mp_type type, const void *a, int64_t na, const void *b,
 			 int64_t nb, void *out, bool check_sorted, mp_poll_fn poll)
@@ -71,33 +85,47 @@ mp_cpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b
 			 int64_t nb, void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll)
 {
 	*nout = 0;
-	switch (type)
-	{
-		case MP_INT4:
-			return setop_int4(op, a, na, b, nb, out, nout, check_sorted, poll);
-		case MP_INT8:
-			return setop_int8(op, a, na, b, nb, out, nout, check_sorted, poll);
-		case MP_FLOAT4:
-			return setop_float4(op, a, na, b, nb, out, nout, check_sorted, poll);
-		case MP_FLOAT8:
-			return setop_float8(op, a, na, b, nb, out, nout, check_sorted, poll);
-	}
+	MP_BY_TYPE(setop, type, op, a, na, b, nb, out, nout, check_sorted, poll);
 	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh, const void *needles,
+			  int64_t nn, int32_t *out, bool check_sorted, mp_poll_fn poll)
+{
+	MP_BY_TYPE(search, type, kind, hay, nh, needles, nn, out, check_sorted, poll);
+	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_semijoin(bool anti, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+				void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll)
+{
+	*nout = 0;
+	MP_BY_TYPE(semijoin, type, anti, a, na, b, nb, out, nout, check_sorted, poll);
+	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_join_count(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+				  int64_t *npairs, bool check_sorted, mp_poll_fn poll)
+{
+	*npairs = 0;
+	MP_BY_TYPE(join_count, type, a, na, b, nb, npairs, check_sorted, poll);
+	return MP_DEVICE_ERROR;
+}
+
+int64_t
+mp_cpu_join_next(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+				 mp_join_cursor *cursor, int32_t *a_pos, int32_t *b_pos, int64_t cap)
+{
+	MP_BY_TYPE(join_next, type, a, na, b, nb, cursor, a_pos, b_pos, cap);
+	return 0;
 }
 
 int64_t
 mp_first_unsorted(mp_type type, const void *x, int64_t n)
 {
-	switch (type)
-	{
-		case MP_INT4:
-			return first_unsorted_int4(x, n);
-		case MP_INT8:
-			return first_unsorted_int8(x, n);
-		case MP_FLOAT4:
-			return first_unsorted_float4(x, n);
-		case MP_FLOAT8:
-			return first_unsorted_float8(x, n);
-	}
+	MP_BY_TYPE(first_unsorted, type, x, n);
 	return -1;
 }

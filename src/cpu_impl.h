@@ -8,6 +8,7 @@
  */
 #include "cpu_merge_impl.h"
 #include "cpu_setop_impl.h"
+#include "cpu_search_impl.h"
 
 #undef MP_T
 #undef MP_U

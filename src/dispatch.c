@@ -56,8 +56,8 @@ typedef struct mp_last_call
 
 static mp_last_call last_call;
 
-static double
-now_ms(void)
+double
+mp_now_ms(void)
 {
 	struct timespec ts;
 
@@ -245,7 +245,7 @@ void
 mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 {
 	int64		n = call->a->n + call->b->n;
-	double		t0 = now_ms();
+	double		t0 = mp_now_ms();
 	bool		use_gpu;
 	mp_status	st;
 	const char *why = NULL;
@@ -316,6 +316,7 @@ mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 	if (st != MP_OK)
 		elog(ERROR, "%s: the CPU backend failed with status %d", fname, (int) st);
 
+	call->used_gpu = use_gpu;
 	last_call.valid = true;
 	strlcpy(last_call.function, fname, sizeof(last_call.function));
 	last_call.backend = use_gpu ? "gpu" : "cpu";
@@ -323,7 +324,25 @@ mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 	strlcpy(last_call.note, note, sizeof(last_call.note));
 	last_call.elements_in = n;
 	last_call.elements_out = call->nout;
-	last_call.total_ms = now_ms() - t0;
+	last_call.total_ms = mp_now_ms() - t0;
+}
+
+/*
+ * Work that follows a call (a join handing out its pairs) adds to its
+ * record: ms of time, and the GPU's timings when more is not null.
+ */
+void
+mp_extend_last_call(double ms, const mp_gpu_timing *more)
+{
+	last_call.total_ms += ms;
+	if (more == NULL)
+		return;
+	last_call.gpu.h2d_ms += more->h2d_ms;
+	last_call.gpu.kernel_ms += more->kernel_ms;
+	last_call.gpu.d2h_ms += more->d2h_ms;
+	last_call.gpu.bytes_h2d += more->bytes_h2d;
+	last_call.gpu.bytes_d2h += more->bytes_d2h;
+	last_call.gpu.chunks += more->chunks;
 }
 
 static void

@@ -48,6 +48,49 @@ mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b
 	return MP_NO_DEVICE;
 }
 
+mp_status
+mp_gpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh, const void *needles,
+			  int64_t nn, int32_t *out, bool check_sorted, mp_poll_fn poll,
+			  mp_gpu_timing *timing)
+{
+	(void) kind, (void) type, (void) hay, (void) nh, (void) needles, (void) nn, (void) out;
+	(void) check_sorted, (void) poll;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_semijoin(bool anti, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+				void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll,
+				mp_gpu_timing *timing)
+{
+	(void) anti, (void) type, (void) a, (void) na, (void) b, (void) nb, (void) out;
+	(void) check_sorted, (void) poll;
+	*nout = 0;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+			int64_t max_pairs, int64_t *npairs, bool check_sorted, mp_poll_fn poll,
+			mp_gpu_timing *timing)
+{
+	(void) type, (void) a, (void) na, (void) b, (void) nb, (void) max_pairs;
+	(void) check_sorted, (void) poll;
+	*npairs = 0;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_join_fetch(int64_t first, int64_t count, int32_t *a_pos, int32_t *b_pos,
+				  mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) first, (void) count, (void) a_pos, (void) b_pos, (void) poll, (void) timing;
+	return MP_NO_DEVICE;
+}
+
 const char *
 mp_gpu_last_error(void)
 {

@@ -82,6 +82,17 @@ mp_setop_minimum(mp_setop op, int64_t na, int64_t nb)
 	}
 }
 
+/*
+ * Sorted search: for each needle, how many haystack elements are below it
+ * (lower bound), not above it (upper bound), or equal to it (count).
+ */
+typedef enum mp_search
+{
+	MP_LOWER_BOUND,
+	MP_UPPER_BOUND,
+	MP_COUNT
+} mp_search;
+
 typedef enum mp_status
 {
 	MP_OK = 0,
@@ -119,6 +130,46 @@ extern mp_status mp_cpu_merge(mp_type type, const void *a, int64_t na,
 extern mp_status mp_cpu_setop(mp_setop op, mp_type type, const void *a, int64_t na,
 							  const void *b, int64_t nb, void *out, int64_t *nout,
 							  bool check_sorted, mp_poll_fn poll);
+
+/*
+ * For each needles[j], out[j] = the kind of rank of it in hay[0..nh).  Both
+ * inputs ascending; nh below 2^31.  Checks both as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh,
+							   const void *needles, int64_t nn, int32_t *out,
+							   bool check_sorted, mp_poll_fn poll);
+
+/*
+ * The elements of a that occur in b (semi join), or that do not (anti join),
+ * in a's order and multiplicity, into out (room for na); *nout gets how many.
+ */
+extern mp_status mp_cpu_semijoin(bool anti, mp_type type, const void *a, int64_t na,
+								 const void *b, int64_t nb, void *out, int64_t *nout,
+								 bool check_sorted, mp_poll_fn poll);
+
+/*
+ * Inner equi-join of two sorted arrays: every pair (i, j), 0-based, with
+ * a[i] = b[j], ordered by i then j.  mp_cpu_join_count counts the pairs (and
+ * checks the inputs); a cursor then hands them out in pieces, so that the
+ * caller never holds more than one piece besides what it builds.
+ */
+typedef struct mp_join_cursor
+{
+	int64_t		i;				/* the a element being paired */
+	int64_t		j;				/* its next partner in b */
+	int64_t		lo;				/* b[lo..hi): the elements equal to a[i] */
+	int64_t		hi;
+	bool		started;		/* i is valid (zero the cursor to begin) */
+} mp_join_cursor;
+
+extern mp_status mp_cpu_join_count(mp_type type, const void *a, int64_t na, const void *b,
+								   int64_t nb, int64_t *npairs, bool check_sorted,
+								   mp_poll_fn poll);
+
+/* Up to cap next pairs into a_pos/b_pos; returns how many (0 at the end). */
+extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const void *b,
+								int64_t nb, mp_join_cursor *cursor, int32_t *a_pos,
+								int32_t *b_pos, int64_t cap);
 
 /* Index of the first element that is less than its predecessor, or -1. */
 extern int64_t mp_first_unsorted(mp_type type, const void *x, int64_t n);
@@ -173,6 +224,29 @@ extern mp_status mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t 
 							  const void *b, int64_t nb, void *out, int64_t *nout,
 							  bool check_sorted, mp_poll_fn poll,
 							  mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_search. */
+extern mp_status mp_gpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh,
+							   const void *needles, int64_t nn, int32_t *out,
+							   bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_semijoin. */
+extern mp_status mp_gpu_semijoin(bool anti, mp_type type, const void *a, int64_t na,
+								 const void *b, int64_t nb, void *out, int64_t *nout,
+								 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/*
+ * The join on the device: counts the pairs into *npairs and, when there are
+ * at most max_pairs, builds them all in device memory, where
+ * mp_gpu_join_fetch reads them until the next GPU call.
+ */
+extern mp_status mp_gpu_join(mp_type type, const void *a, int64_t na, const void *b,
+							 int64_t nb, int64_t max_pairs, int64_t *npairs,
+							 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Pairs [first, first + count) of the last mp_gpu_join, 0-based. */
+extern mp_status mp_gpu_join_fetch(int64_t first, int64_t count, int32_t *a_pos,
+								   int32_t *b_pos, mp_poll_fn poll, mp_gpu_timing *timing);
 
 /* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
 extern const char *mp_gpu_last_error(void);

@@ -59,7 +59,9 @@ typedef struct mp_call
 	const mp_arg *b;
 	int			op;				/* the operation's own selector, e.g. an mp_setop */
 	void	   *out;			/* room for the largest result */
+	int64		limit;			/* the most results the caller takes, where it matters */
 	int64		nout;			/* the result's length, set by the backend */
+	bool		used_gpu;		/* set by mp_run_pair: which backend ran */
 } mp_call;
 
 typedef mp_status (*mp_cpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll);
@@ -67,6 +69,8 @@ typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn pol
 								mp_gpu_timing *timing);
 
 extern void mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu);
+extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
+extern double mp_now_ms(void);
 extern void mp_describe_backends(StringInfo json);
 
 #endif							/* MP_GLUE_H */

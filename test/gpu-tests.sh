@@ -38,28 +38,39 @@ step() {
 	report "$name" $? "$t0"
 }
 
+# sanitize TOOL SUITE [TOOL OPTIONS]
 sanitize() {
-	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:2}" test/test_backends --gpu --quick
+	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:3}" \
+		test/test_backends --gpu --quick --suite "$2"
 }
 
-# The compute-sanitizer tools side by side on the one GPU: racecheck alone
-# takes about five minutes.
+# The compute-sanitizer tools side by side on the one GPU, each over every
+# suite of C tests, the suites side by side too: racecheck over all of them
+# in one process would take longer than the rest together.
 sanitize_all() {
 	local tools=() pids=() t0=$SECONDS
 	for t in memcheck racecheck initcheck synccheck; do
 		selected "$t" && tools+=("$t")
 	done
 	for t in "${tools[@]}"; do
-		if [ "$t" = memcheck ]; then
-			sanitize "$t" --leak-check full >"$log_dir/$t.log" 2>&1 &
-		else
-			sanitize "$t" >"$log_dir/$t.log" 2>&1 &
-		fi
-		pids+=($!)
+		for s in merge setops search; do
+			if [ "$t" = memcheck ]; then
+				sanitize "$t" "$s" --leak-check full >"$log_dir/$t-$s.log" 2>&1 &
+			else
+				sanitize "$t" "$s" >"$log_dir/$t-$s.log" 2>&1 &
+			fi
+			pids+=($!)
+		done
 	done
-	for i in "${!tools[@]}"; do
-		wait "${pids[$i]}"
-		report "${tools[$i]}" $? "$t0"
+	local k=0
+	for t in "${tools[@]}"; do
+		local st=0
+		for s in merge setops search; do
+			wait "${pids[$k]}" || st=1
+			k=$((k + 1))
+		done
+		cat "$log_dir/$t"-*.log >"$log_dir/$t.log"
+		report "$t" $st "$t0"
 	done
 }
 

@@ -4,12 +4,13 @@
  *		operations against reference.h, on random and adversarial inputs, with
  *		the output poisoned before every run.
  *
- *	test_backends [--gpu | --cpu] [--quick] [--seed N]
+ *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
  * --gpu: the GPU backend alone, and it must be usable.  --quick: smaller
- * sizes, for runs under compute-sanitizer.
+ * sizes, for runs under compute-sanitizer.  --suite: only the named suites
+ * (default all), so that sanitizer runs can go side by side.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -39,8 +40,94 @@ gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b, i
 	return mp_gpu_setop(op, type, a, na, b, nb, out, nout, check_sorted, poll, &timing);
 }
 
-static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop};
-static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop};
+static mp_status
+gpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh, const void *needles,
+		   int64_t nn, int32_t *out, bool check_sorted, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_search(kind, type, hay, nh, needles, nn, out, check_sorted, poll, &timing);
+}
+
+static mp_status
+gpu_semijoin(bool anti, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+			 void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_semijoin(anti, type, a, na, b, nb, out, nout, check_sorted, poll, &timing);
+}
+
+/* Room for the pairs, or NULL when there are none. */
+static void
+alloc_pairs(int64_t npairs, int32_t **a_pos, int32_t **b_pos)
+{
+	*a_pos = npairs > 0 ? xmalloc(npairs * sizeof(int32_t)) : NULL;
+	*b_pos = npairs > 0 ? xmalloc(npairs * sizeof(int32_t)) : NULL;
+	if (npairs > 0)
+	{
+		memset(*a_pos, 0xA5, npairs * sizeof(int32_t));
+		memset(*b_pos, 0xA5, npairs * sizeof(int32_t));
+	}
+}
+
+static mp_status
+cpu_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, int64_t max_pairs,
+		 int64_t piece, int64_t *npairs, int32_t **a_pos, int32_t **b_pos, bool check_sorted,
+		 mp_poll_fn poll)
+{
+	mp_join_cursor cursor = {0};
+	mp_status	st = mp_cpu_join_count(type, a, na, b, nb, npairs, check_sorted, poll);
+
+	*a_pos = *b_pos = NULL;
+	if (st != MP_OK || *npairs > max_pairs)
+		return st;
+	alloc_pairs(*npairs, a_pos, b_pos);
+	for (int64_t first = 0; first < *npairs;)
+	{
+		int64_t		want = *npairs - first < piece ? *npairs - first : piece;
+		int64_t		n = mp_cpu_join_next(type, a, na, b, nb, &cursor, *a_pos + first,
+										 *b_pos + first, want);
+
+		if (n != want)
+			return MP_DEVICE_ERROR;
+		first += n;
+	}
+	/* and nothing after the last pair */
+	return mp_cpu_join_next(type, a, na, b, nb, &cursor, NULL, NULL, 1) == 0 ? MP_OK
+		: MP_DEVICE_ERROR;
+}
+
+static mp_status
+gpu_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, int64_t max_pairs,
+		 int64_t piece, int64_t *npairs, int32_t **a_pos, int32_t **b_pos, bool check_sorted,
+		 mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+	mp_status	st = mp_gpu_join(type, a, na, b, nb, max_pairs, npairs, check_sorted, poll,
+								 &timing);
+
+	*a_pos = *b_pos = NULL;
+	if (st != MP_OK || *npairs > max_pairs)
+		return st;
+	alloc_pairs(*npairs, a_pos, b_pos);
+	for (int64_t first = 0; first < *npairs; first += piece)
+	{
+		int64_t		n = *npairs - first < piece ? *npairs - first : piece;
+
+		st = mp_gpu_join_fetch(first, n, *a_pos + first, *b_pos + first, poll, &timing);
+		if (st != MP_OK)
+			return st;
+	}
+	/* past the end is refused */
+	return mp_gpu_join_fetch(*npairs, 1, NULL, NULL, NULL, &timing) == MP_DEVICE_ERROR ? MP_OK
+		: MP_DEVICE_ERROR;
+}
+
+static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop, mp_cpu_search,
+mp_cpu_semijoin, cpu_join};
+static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop, gpu_search, gpu_semijoin,
+gpu_join};
 
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
@@ -225,13 +312,30 @@ poll_countdown(void)
 	return --polls_left < 0;
 }
 
+static const char *suites = "merge,setops,search";
+
+static bool
+suite_selected(const char *name)
+{
+	size_t		len = strlen(name);
+
+	for (const char *p = suites; (p = strstr(p, name)) != NULL; p += len)
+		if ((p == suites || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
 static void
 run_backend(const backend *be)
 {
 	int			before = failed;
 
-	run_merge_tests(be);
-	run_setop_tests(be);
+	if (suite_selected("merge"))
+		run_merge_tests(be);
+	if (suite_selected("setops"))
+		run_setop_tests(be);
+	if (suite_selected("search"))
+		run_search_tests(be);
 	printf("%s backend: %s\n", be->name, failed == before ? "all checks passed" : "FAILED");
 }
 
@@ -305,9 +409,12 @@ main(int argc, char **argv)
 			quick = true;
 		else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
 			rng_state = strtoull(argv[++i], NULL, 0) | 1;
+		else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
+			suites = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search]\n",
+					argv[0]);
 			return 2;
 		}
 	}

@@ -20,6 +20,21 @@ typedef struct backend
 	mp_status	(*setop) (mp_setop op, mp_type type, const void *a, int64_t na,
 						  const void *b, int64_t nb, void *out, int64_t *nout,
 						  bool check_sorted, mp_poll_fn poll);
+	mp_status	(*search) (mp_search kind, mp_type type, const void *hay, int64_t nh,
+						   const void *needles, int64_t nn, int32_t *out, bool check_sorted,
+						   mp_poll_fn poll);
+	mp_status	(*semijoin) (bool anti, mp_type type, const void *a, int64_t na,
+							 const void *b, int64_t nb, void *out, int64_t *nout,
+							 bool check_sorted, mp_poll_fn poll);
+
+	/*
+	 * The join's pairs, fetched in pieces of `piece` as the SQL function
+	 * does, into *a_pos and *b_pos (malloc'd; NULL when there are none) when
+	 * there are at most max_pairs.
+	 */
+	mp_status	(*join) (mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+						 int64_t max_pairs, int64_t piece, int64_t *npairs, int32_t **a_pos,
+						 int32_t **b_pos, bool check_sorted, mp_poll_fn poll);
 } backend;
 
 /* Input shapes.  Each fills n sorted elements. */
@@ -58,5 +73,6 @@ bool		poll_countdown(void);
 /* The suites, one per operation family. */
 void		run_merge_tests(const backend *be);
 void		run_setop_tests(const backend *be);
+void		run_search_tests(const backend *be);
 
 #endif							/* HARNESS_H */

@@ -118,6 +118,92 @@ ref_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b, i
 	return o;
 }
 
+/*
+ * The textbook binary search: the number of x[0..n) elements before key,
+ * that is below it (upper false) or not above it (upper true).
+ */
+static inline int64_t
+ref_bound(mp_type type, const void *x, int64_t n, const void *key, bool upper)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+		int			c = ref_cmp(type, (const char *) x + mid * sz, key);
+
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Sorted search, one binary search a needle. */
+static inline void
+ref_search(mp_search kind, mp_type type, const void *hay, int64_t nh, const void *needles,
+		   int64_t nn, int32_t *out)
+{
+	size_t		sz = mp_type_size(type);
+
+	for (int64_t j = 0; j < nn; j++)
+	{
+		const void *key = (const char *) needles + j * sz;
+		int64_t		lo = ref_bound(type, hay, nh, key, false),
+					hi = ref_bound(type, hay, nh, key, true);
+
+		out[j] = (int32_t) (kind == MP_LOWER_BOUND ? lo : kind == MP_UPPER_BOUND ? hi : hi - lo);
+	}
+}
+
+/* a's elements that b holds (anti: lacks); returns how many. */
+static inline int64_t
+ref_semijoin(bool anti, mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
+			 void *out)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		o = 0;
+
+	for (int64_t i = 0; i < na; i++)
+	{
+		const void *key = (const char *) a + i * sz;
+		bool		found = ref_bound(type, b, nb, key, true) > ref_bound(type, b, nb, key, false);
+
+		if (found != anti)
+			memcpy((char *) out + o++ * sz, key, sz);
+	}
+	return o;
+}
+
+/*
+ * The join's pairs in order, into a_pos/b_pos when not NULL; returns how
+ * many there are.
+ */
+static inline int64_t
+ref_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, int32_t *a_pos,
+		 int32_t *b_pos)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		o = 0;
+
+	for (int64_t i = 0; i < na; i++)
+	{
+		const void *key = (const char *) a + i * sz;
+		int64_t		hi = ref_bound(type, b, nb, key, true);
+
+		for (int64_t j = ref_bound(type, b, nb, key, false); j < hi; j++, o++)
+			if (a_pos != NULL)
+			{
+				a_pos[o] = (int32_t) i;
+				b_pos[o] = (int32_t) j;
+			}
+	}
+	return o;
+}
+
 /* Index of the first element less than its predecessor, or -1. */
 static inline int64_t
 ref_first_unsorted(mp_type type, const void *x, int64_t n)

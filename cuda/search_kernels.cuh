@@ -1,0 +1,515 @@
+/*
+ * search_kernels.cuh
+ *		Vectorized sorted search on the device, and the join's expansion.
+ *
+ * Sorted needles searched in a sorted haystack are a merge: a needle's
+ * lower bound is the number of haystack elements in front of it in the
+ * merge where needles win ties, its upper bound the same where the haystack
+ * wins them.  merge_kernels.cuh's stable merge gives A the ties, so a lower
+ * bound merges (A = needles, B = haystack), an upper bound (A = haystack,
+ * B = needles).  Two paths:
+ *
+ * - search_tile, for comparable sizes: merge_kernels.cuh's partition and
+ *   window loads (and so its fused check), VT serial merge steps per thread,
+ *   each needle step keeping the needle's rank (or whether the haystack
+ *   holds it) in registers; then the tile's needle results go back through
+ *   shared memory to coalesced stores.  Every element is read once.
+ * - search_sparse, for a haystack many times larger than the needles, where
+ *   a merge would read the whole haystack to place few needles: one thread
+ *   a needle, a binary search bracketed by its warp (the warp finds the
+ *   bounds of its first and last needles together, 16 probes a step for
+ *   each, and every lane then searches between those).  Only with the check off: checking reads
+ *   the whole haystack, and then the merge is faster.  (The kernel can
+ *   check, coalesced, for the benchmarks' comparison.)
+ *
+ * What a needle's result is (search_out): its rank; its rank less a base
+ * value (an upper bound less the lower bound gives a count); or a flag for
+ * whether the haystack holds it or not (semi and anti joins).
+ *
+ * join_expand writes the join's pairs from each a element's lower bound and
+ * the exclusive scan of the counts: one thread per pair, each finding its a
+ * element by a binary search of the scan bracketed per block, so that a key
+ * with a million partners is spread over the whole grid.
+ *
+ * On unsorted input with the check off, every access stays in bounds; the
+ * results are unspecified.
+ */
+#ifndef SEARCH_KERNELS_CUH
+#define SEARCH_KERNELS_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "merge_kernels.cuh"
+
+namespace mp
+{
+
+enum search_out
+{
+	OUT_RANK,					/* int32: the needle's rank */
+	OUT_RANK_MINUS,				/* int32: the rank less base[j] */
+	OUT_FOUND,					/* uint8: 1 when the haystack holds the needle */
+	OUT_MISSING					/* uint8: 1 when it does not */
+};
+
+template <int OUT>
+struct search_out_type
+{
+	typedef int32_t type;
+};
+template <>
+struct search_out_type<OUT_FOUND>
+{
+	typedef uint8_t type;
+};
+template <>
+struct search_out_type<OUT_MISSING>
+{
+	typedef uint8_t type;
+};
+
+/* Block shape per element size (see test/bench/NOTES.md). */
+template <typename T>
+struct search_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
+	static constexpr int MINB = 6;
+};
+
+/* From this many haystack elements a needle, search_sparse takes over. */
+#ifndef SEARCH_SPARSE_RATIO
+#define SEARCH_SPARSE_RATIO 16
+#endif
+
+/*
+ * One tile of a search merge.  NEEDLES_A: A is the needles (lower bound) or
+ * the haystack (upper bound).  For OUT_FOUND and OUT_MISSING (lower bounds
+ * only), next_hay is the haystack element after the tile's window, when
+ * there is one: the needles at the window's end are compared with it.
+ */
+template <typename T, int NT, int VT, bool NEEDLES_A, int OUT, bool FULL>
+__device__ __forceinline__ void
+search_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
+				int acount, int count, bool has_next, T next_hay,
+				typename search_out_type<OUT>::type *__restrict__ out,
+				const int32_t *base, int *__restrict__ unsorted, T *s)
+{
+	typedef typename search_out_type<OUT>::type O;
+	constexpr int NV = NT * VT;
+	static_assert(VT <= 64, "one mask bit per step");
+	const int	tid = threadIdx.x;
+	T			r[VT];
+
+	load_windows<T, NT, VT, FULL>(a, b, a0, b0, acount, count, unsorted, s, r);
+	if (OUT == OUT_FOUND || OUT == OUT_MISSING)
+	{
+		if (tid == 0 && has_next)
+			s[count] = next_hay;
+		__syncthreads();
+	}
+
+	const int	diag = FULL || tid * VT < count ? tid * VT : count;
+	const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
+	int			ai = mp;
+	int			bi = acount + diag - mp;
+	T			ak = s[ai];
+	T			bk = s[FULL || bi < NV ? bi : NV];
+	int32_t		res[VT];
+	uint64_t	mask = 0;
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		const bool	valid = FULL || diag + i < count;
+		bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
+		bool		needle = valid && (take_a == NEEDLES_A);
+
+		if (NEEDLES_A)
+		{
+			/* a needle's lower bound: the haystack elements taken so far */
+			if (OUT == OUT_FOUND || OUT == OUT_MISSING)
+			{
+				bool		found = (bi < count || has_next) && !order<T>::lt(ak, bk);
+
+				res[i] = found == (OUT == OUT_FOUND);
+			}
+			else
+				res[i] = (int32_t) (b0 + bi - acount);
+		}
+		else
+			res[i] = (int32_t) (a0 + ai);
+		mask |= (uint64_t) needle << i;
+
+		int			next = take_a ? ++ai : ++bi;
+		T			v = s[FULL || next < NV ? next : NV];
+
+		if (take_a)
+			ak = v;
+		else
+			bk = v;
+	}
+	/*
+	 * Where each thread's results go: after the needle results of the
+	 * threads before it, by a scan of the counts.  On sorted input that is
+	 * first_needle; on unsorted input it still gives every thread a range
+	 * of its own.
+	 */
+	__shared__ int warp_total[NT / 32];
+	const int	lane = tid % 32;
+	const int	mine = __popcll(mask);
+	int			incl = mine;
+
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1)
+	{
+		int			y = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+
+		if (lane >= o)
+			incl += y;
+	}
+	if (lane == 31)
+		warp_total[tid / 32] = incl;
+	__syncthreads();
+
+	int			k = incl - mine,
+				total = 0;
+
+#pragma unroll
+	for (int w = 0; w < NT / 32; w++)
+	{
+		k += w < tid / 32 ? warp_total[w] : 0;
+		total += warp_total[w];
+	}
+
+	/* the tile's needle results in order, then stored coalesced */
+	O		   *so = reinterpret_cast<O *>(s);
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+		if (mask >> i & 1)
+			so[k++] = (O) res[i];
+	__syncthreads();
+
+	const int	nneedles = NEEDLES_A ? acount : count - acount;
+	const int64_t n0 = NEEDLES_A ? a0 : b0;
+
+	for (int j = tid; j < nneedles; j += NT)
+	{
+		/* (total differs from nneedles only on unsorted input) */
+		O			v = j < total ? so[j] : O();
+
+		if (OUT == OUT_RANK_MINUS)
+			v -= base[n0 + j];
+		out[n0 + j] = v;
+	}
+}
+
+template <typename T, int NT, int VT, int MINB, bool NEEDLES_A, int OUT>
+__global__ void __launch_bounds__(NT, MINB)
+search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
+			const int64_t *__restrict__ parts, typename search_out_type<OUT>::type *out,
+			const int32_t *base, int *__restrict__ unsorted)
+{
+	constexpr int NV = NT * VT;
+	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
+	static_assert(sizeof(typename search_out_type<OUT>::type) <= sizeof(T),
+				  "results fit where the keys were");
+	__shared__ T s[NV + 1];
+
+	const int64_t tile = blockIdx.x;
+	const int64_t d0 = tile * NV;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
+	const int64_t a0 = parts[tile];
+	const int64_t a1 = parts[tile + 1];
+	const int64_t b0 = d0 - a0;
+	const int64_t b1 = d1 - a1;
+
+	if (a1 < a0 || b1 < b0)
+	{
+		/* only on unsorted input (see merge_tile) */
+		if (unsorted != nullptr && threadIdx.x == 0)
+			*unsorted = 1;
+		return;
+	}
+
+	/* membership takes lower bounds: the haystack is b */
+	constexpr bool MEMBERSHIP = OUT == OUT_FOUND || OUT == OUT_MISSING;
+	const bool	has_next = MEMBERSHIP && b1 < nb;
+	const T		next_hay = has_next ? b[b1] : T();
+
+	if (d1 - d0 == NV)
+		search_one_tile<T, NT, VT, NEEDLES_A, OUT, true>(a, b, a0, b0, (int) (a1 - a0), NV,
+														 has_next, next_hay, out, base,
+														 unsorted, s);
+	else
+		search_one_tile<T, NT, VT, NEEDLES_A, OUT, false>(a, b, a0, b0, (int) (a1 - a0),
+														  (int) (d1 - d0), has_next, next_hay,
+														  out, base, unsorted, s);
+}
+
+/* Number of hay[lo..hi) elements before key (< key, or <= key when UPPER). */
+template <typename T, bool UPPER>
+__device__ __forceinline__ int64_t
+bound_between(const T *__restrict__ hay, T key, int64_t lo, int64_t hi)
+{
+	while (lo < hi)
+	{
+		int64_t		mid = (lo + hi) >> 1;
+		bool		before = UPPER ? !order<T>::lt(key, hay[mid]) : order<T>::lt(hay[mid], key);
+
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Bounds of two keys, by the whole warp: lanes 0-15 search for key0, lanes
+ * 16-31 for key1, each half cutting its interval into 17 with 16 probes a
+ * step, so that a search of n elements takes log17(n) dependent loads
+ * instead of log2(n).  Every lane gets its half's result.
+ */
+template <typename T, bool UPPER>
+__device__ __forceinline__ int64_t
+warp_bound_pair(const T *__restrict__ hay, int64_t nh, T key0, T key1)
+{
+	const int	lane = threadIdx.x % 32;
+	const int	half = lane / 16;
+	const int	l = lane % 16;
+	const T		key = half ? key1 : key0;
+	int64_t		lo = 0,
+				hi = nh;
+
+	auto		before = [&](int64_t p) {
+		return UPPER ? !order<T>::lt(key, hay[p]) : order<T>::lt(hay[p], key);
+	};
+
+	for (;;)
+	{
+		const bool	active = hi - lo > 16;
+
+		if (!__ballot_sync(0xFFFFFFFFu, active))
+			break;
+
+		int64_t		p = lo + (hi - lo) * (l + 1) / 17;
+		unsigned	b = __ballot_sync(0xFFFFFFFFu, active && before(p));
+		int			c = __popc((b >> (half * 16)) & 0xFFFFu);
+		int64_t		p_below = __shfl_sync(0xFFFFFFFFu, p, half * 16 + (c > 0 ? c - 1 : 0));
+		int64_t		p_above = __shfl_sync(0xFFFFFFFFu, p, half * 16 + (c < 16 ? c : 15));
+
+		if (active)
+		{
+			lo = c > 0 ? p_below + 1 : lo;
+			hi = c < 16 ? p_above : hi;
+		}
+	}
+	unsigned	b = __ballot_sync(0xFFFFFFFFu, lo + l < hi && before(lo + l));
+
+	return lo + __popc((b >> (half * 16)) & 0xFFFFu);
+}
+
+template <typename T, bool UPPER, int OUT>
+__global__ void __launch_bounds__(256)
+search_sparse(const T *__restrict__ hay, int64_t nh, const T *__restrict__ needles, int64_t nn,
+			  typename search_out_type<OUT>::type *out, const int32_t *base,
+			  int *__restrict__ unsorted)
+{
+	const int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	const int	lane = threadIdx.x % 32;
+	const int64_t first = j - lane;
+
+	if (unsorted != nullptr)
+	{
+		/* the check reads every element once, grid-strided and coalesced */
+		const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+		bool		bad = j < nn && j > 0 && order<T>::lt(needles[j], needles[j - 1]);
+
+		for (int64_t k = j + 1; k < nh; k += stride)
+			bad |= order<T>::lt(hay[k], hay[k - 1]);
+		if (bad)
+			*unsorted = 1;
+	}
+	if (first >= nn)
+		return;
+
+	/* the warp's bracket: its first and last needles' bounds */
+	const int64_t last = first + 31 < nn ? first + 31 : nn - 1;
+	const int64_t bound = warp_bound_pair<T, UPPER>(hay, nh, needles[first], needles[last]);
+	int64_t		lo = __shfl_sync(0xFFFFFFFFu, bound, 0);
+	int64_t		hi = __shfl_sync(0xFFFFFFFFu, bound, 16);
+
+	if (j >= nn)
+		return;
+	if (hi < lo)
+	{
+		/* unsorted needles: search everything */
+		lo = 0;
+		hi = nh;
+	}
+
+	T			key = needles[j];
+	int64_t		k = bound_between<T, UPPER>(hay, key, lo, hi);
+
+	if (OUT == OUT_FOUND || OUT == OUT_MISSING)
+		out[j] = (k < nh && !order<T>::lt(key, hay[k])) == (OUT == OUT_FOUND);
+	else if (OUT == OUT_RANK_MINUS)
+		out[j] = (int32_t) k - base[j];
+	else
+		out[j] = (int32_t) k;
+}
+
+/*
+ * Whether a search of nn needles in nh takes the sparse path: only without
+ * the check, which reads the whole haystack anyway, and then the merge does
+ * that reading best.
+ */
+inline bool
+search_is_sparse(int64_t nh, int64_t nn, bool checked)
+{
+	return !checked && nh / SEARCH_SPARSE_RATIO >= nn;
+}
+
+/* Bytes of partition array that search_on_device needs. */
+template <typename T>
+inline size_t
+search_parts_bytes(int64_t nh, int64_t nn)
+{
+	return merge_parts_bytes<T, search_shape<T>::NT, search_shape<T>::VT>(nh, nn);
+}
+
+/*
+ * For each needles[j], out[j] = its lower (UPPER false) or upper bound in
+ * hay, or what OUT makes of it.  OUT_FOUND and OUT_MISSING take lower
+ * bounds.  unsorted as in merge_on_device.  `sparse` picks the path
+ * (search_is_sparse by default).
+ */
+template <typename T, bool UPPER, int OUT, int NT = search_shape<T>::NT,
+		  int VT = search_shape<T>::VT, int MINB = search_shape<T>::MINB>
+inline cudaError_t
+search_on_device(const T *hay, int64_t nh, const T *needles, int64_t nn,
+				 typename search_out_type<OUT>::type *out, const int32_t *base,
+				 int64_t *parts, int *unsorted, cudaStream_t stream, int sparse = -1)
+{
+	static_assert(!UPPER || (OUT != OUT_FOUND && OUT != OUT_MISSING),
+				  "membership comes from lower bounds");
+	if (nn == 0 && (unsorted == nullptr || nh < 2))
+		return cudaSuccess;
+	if (sparse < 0)
+		sparse = search_is_sparse(nh, nn, unsorted != nullptr);
+	if (sparse)
+	{
+		int64_t		blocks = (nn + 255) / 256;
+
+		if (unsorted != nullptr && blocks < 1024)
+			blocks = 1024;		/* enough threads to check the haystack */
+		search_sparse<T, UPPER, OUT><<<(unsigned) blocks, 256, 0, stream>>>
+			(hay, nh, needles, nn, out, base, unsorted);
+		return cudaGetLastError();
+	}
+
+	/* lower bounds: A = needles; upper bounds: A = haystack */
+	const T    *a = UPPER ? hay : needles;
+	const T    *b = UPPER ? needles : hay;
+	int64_t		na = UPPER ? nh : nn;
+	int64_t		nb = UPPER ? nn : nh;
+	int64_t		tiles = merge_num_tiles<T, NT, VT>(na, nb);
+
+	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
+		return err;
+	search_tile<T, NT, VT, MINB, !UPPER, OUT><<<(unsigned) tiles, NT, 0, stream>>>
+		(a, na, b, nb, parts, out, base, unsorted);
+	return cudaGetLastError();
+}
+
+/*
+ * Pairs [first, first + count) of the join whose a element i has lb[i] as
+ * its lower bound in b and off[i] pairs in front of it (the exclusive scan
+ * of the counts): pair p is (i, lb[i] + p - off[i]) for the last i with
+ * off[i] <= p.
+ */
+template <int NT, int VT>
+__global__ void __launch_bounds__(NT)
+join_expand(const int64_t *__restrict__ off, const int32_t *__restrict__ lb, int64_t na,
+			int64_t first, int64_t count, int32_t *__restrict__ a_pos,
+			int32_t *__restrict__ b_pos)
+{
+	__shared__ int64_t bracket[2];
+	const int64_t p0 = first + (int64_t) blockIdx.x * NT * VT;
+	const int64_t p_last = p0 + NT * VT - 1 < first + count ? p0 + NT * VT - 1 : first + count - 1;
+
+	if (threadIdx.x < 2)
+	{
+		/* the last i with off[i] <= p, for the block's first and last pair */
+		int64_t		p = threadIdx.x == 0 ? p0 : p_last;
+		int64_t		lo = 0,
+					hi = na;
+
+		while (lo < hi)
+		{
+			int64_t		mid = (lo + hi) >> 1;
+
+			if (off[mid] <= p)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		bracket[threadIdx.x] = lo - 1;
+	}
+	__syncthreads();
+
+	const int64_t seg_lo = bracket[0];
+	const int64_t seg_hi = bracket[1] + 1;
+
+#pragma unroll 4
+	for (int v = 0; v < VT; v++)
+	{
+		int64_t		p = p0 + v * NT + threadIdx.x;
+		int64_t		lo = seg_lo,
+					hi = seg_hi;
+
+		if (p > p_last)
+			break;
+		while (lo < hi)
+		{
+			int64_t		mid = (lo + hi) >> 1;
+
+			if (off[mid] <= p)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int64_t		i = lo - 1;
+
+		a_pos[p - first] = (int32_t) i;
+		b_pos[p - first] = (int32_t) (lb[i] + (p - off[i]));
+	}
+}
+
+/* Total pairs: off[na - 1] + cnt[na - 1], into *total. */
+__global__ void
+join_total(const int64_t *off, const int32_t *cnt, int64_t na, int64_t *total)
+{
+	*total = na > 0 ? off[na - 1] + cnt[na - 1] : 0;
+}
+
+template <int NT = 256, int VT = 8>
+inline cudaError_t
+join_expand_on_device(const int64_t *off, const int32_t *lb, int64_t na, int64_t first,
+					  int64_t count, int32_t *a_pos, int32_t *b_pos, cudaStream_t stream)
+{
+	int64_t		blocks = (count + NT * VT - 1) / (NT * VT);
+
+	if (count == 0)
+		return cudaSuccess;
+	join_expand<NT, VT><<<(unsigned) blocks, NT, 0, stream>>>(off, lb, na, first, count,
+															  a_pos, b_pos);
+	return cudaGetLastError();
+}
+
+}								/* namespace mp */
+
+#endif							/* SEARCH_KERNELS_CUH */

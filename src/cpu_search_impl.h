@@ -1,0 +1,239 @@
+/*
+ * cpu_search_impl.h
+ *		The CPU backend's sorted search and joins for one element type.
+ *
+ * Included by cpu_impl.h after cpu_setop_impl.h, whose run_sorted it uses.
+ *
+ * Every function here is a merge of the needles (or a's elements) into the
+ * haystack (or b): a pointer into the haystack only moves forward, each
+ * needle moving it past the elements below it (lower bound) or not above it
+ * (upper bound).  With similar sizes the pointer steps one element at a
+ * time; when the haystack is MP_CPU_GALLOP times larger or more, it gallops
+ * (exponential then binary search), so that with the check off the work
+ * follows the needles.
+ *
+ * The sortedness check is fused: the needles are compared with their
+ * predecessors as they are read, and the haystack elements a pointer moves
+ * over are compared with theirs (a sequential scan of what galloping skips),
+ * the rest after the last needle.
+ */
+
+/*
+ * The first k in [from, n) where x[k] is not before key: not below it
+ * (upper false) or above it (upper true); n when there is none.  Galloping
+ * or stepping; with check, the elements moved over are checked and *bad
+ * set when one is below its predecessor.
+ */
+static inline __attribute__((always_inline)) int64_t
+MP_NAME(seek) (const MP_T *x, int64_t from, int64_t n, MP_T key, bool upper, bool gallop,
+			   bool check, bool *bad)
+{
+#define MP_BEFORE(k) (upper ? !MP_LT(key, x[k]) : MP_LT(x[k], key))
+	int64_t		k = from;
+
+	if (!gallop)
+	{
+		while (k < n && MP_BEFORE(k))
+		{
+			if (check && k > 0)
+				*bad |= MP_LT(x[k], x[k - 1]);
+			k++;
+		}
+		return k;
+	}
+	if (k < n && MP_BEFORE(k))
+	{
+		int64_t		prev = k,
+					step = 1,
+					hi;
+
+		while (prev + step < n && MP_BEFORE(prev + step))
+		{
+			prev += step;
+			step <<= 1;
+		}
+		hi = prev + step < n ? prev + step : n;
+		k = prev + 1;
+		while (k < hi)
+		{
+			int64_t		mid = k + (hi - k) / 2;
+
+			if (MP_BEFORE(mid))
+				k = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	if (check)
+		*bad |= !MP_NAME(run_sorted) (x, from, k);
+	return k;
+#undef MP_BEFORE
+}
+
+/* Whether the haystack is large enough, against the needles, to gallop. */
+static inline bool
+MP_NAME(gallops) (int64_t nhay, int64_t nneedles)
+{
+	return nhay / MP_CPU_GALLOP >= nneedles;
+}
+
+/*
+ * One instance per kind, so that the kind is a constant in the loop.  For
+ * MP_COUNT two pointers go through the haystack: lo for the lower bounds,
+ * hi for the upper ones.  hi, which moves over every element lo does, does
+ * the checking.
+ */
+static inline __attribute__((always_inline)) mp_status
+MP_NAME(search_as) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *needles,
+					int64_t nn, int32_t *restrict out, bool check, mp_poll_fn poll)
+{
+	const bool	gallop = MP_NAME(gallops) (nh, nn);
+	int64_t		lo = 0,
+				hi = 0;
+	bool		bad = false;
+
+	for (int64_t j = 0; j < nn; j++)
+	{
+		MP_T		key = needles[j];
+
+		if (check && j > 0)
+			bad |= MP_LT(key, needles[j - 1]);
+		if (kind == MP_LOWER_BOUND)
+			out[j] = (int32_t) (lo = MP_NAME(seek) (hay, lo, nh, key, false, gallop, check, &bad));
+		else if (kind == MP_UPPER_BOUND)
+			out[j] = (int32_t) (hi = MP_NAME(seek) (hay, hi, nh, key, true, gallop, check, &bad));
+		else
+		{
+			lo = MP_NAME(seek) (hay, lo, nh, key, false, gallop, false, &bad);
+			hi = MP_NAME(seek) (hay, hi, nh, key, true, gallop, check, &bad);
+			out[j] = (int32_t) (hi - lo);
+		}
+		if ((j & 0xFFFF) == 0xFFFF && poll && poll())
+			return MP_CANCELLED;
+	}
+	if (check)
+	{
+		bad |= !MP_NAME(run_sorted) (hay, kind == MP_LOWER_BOUND ? lo : hi, nh);
+		if (bad)
+			return MP_UNSORTED;
+	}
+	return MP_OK;
+}
+
+static mp_status
+MP_NAME(search) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *needles,
+				 int64_t nn, int32_t *restrict out, bool check, mp_poll_fn poll)
+{
+	switch (kind)
+	{
+		case MP_LOWER_BOUND:
+			return MP_NAME(search_as) (MP_LOWER_BOUND, hay, nh, needles, nn, out, check, poll);
+		case MP_UPPER_BOUND:
+			return MP_NAME(search_as) (MP_UPPER_BOUND, hay, nh, needles, nn, out, check, poll);
+		case MP_COUNT:
+			return MP_NAME(search_as) (MP_COUNT, hay, nh, needles, nn, out, check, poll);
+	}
+	return MP_DEVICE_ERROR;
+}
+
+/* a's elements that occur in b (anti: that do not), in a's order. */
+static mp_status
+MP_NAME(semijoin) (bool anti, const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
+				   MP_T *restrict out, int64_t *nout, bool check, mp_poll_fn poll)
+{
+	const bool	gallop = MP_NAME(gallops) (nb, na);
+	int64_t		k = 0,
+				o = 0;
+	bool		bad = false;
+
+	for (int64_t i = 0; i < na; i++)
+	{
+		MP_T		key = a[i];
+		bool		found;
+
+		if (check && i > 0)
+			bad |= MP_LT(key, a[i - 1]);
+		k = MP_NAME(seek) (b, k, nb, key, false, gallop, check, &bad);
+		found = k < nb && !MP_LT(key, b[k]);
+		out[o] = key;
+		o += found != anti;
+		if ((i & 0xFFFF) == 0xFFFF && poll && poll())
+		{
+			*nout = o;
+			return MP_CANCELLED;
+		}
+	}
+	*nout = o;
+	if (check && (bad || !MP_NAME(run_sorted) (b, k, nb)))
+		return MP_UNSORTED;
+	return MP_OK;
+}
+
+/* The number of pairs of the join, and the check of both inputs. */
+static mp_status
+MP_NAME(join_count) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, int64_t *npairs,
+					 bool check, mp_poll_fn poll)
+{
+	const bool	gallop = MP_NAME(gallops) (nb, na);
+	int64_t		lo = 0,
+				hi = 0,
+				pairs = 0;
+	bool		bad = false;
+
+	for (int64_t i = 0; i < na; i++)
+	{
+		MP_T		key = a[i];
+
+		if (check && i > 0)
+			bad |= MP_LT(key, a[i - 1]);
+		lo = MP_NAME(seek) (b, lo, nb, key, false, gallop, false, &bad);
+		hi = MP_NAME(seek) (b, hi, nb, key, true, gallop, check, &bad);
+		pairs += hi - lo;
+		if ((i & 0xFFFF) == 0xFFFF && poll && poll())
+			return MP_CANCELLED;
+	}
+	*npairs = pairs;
+	if (check && (bad || !MP_NAME(run_sorted) (b, hi, nb)))
+		return MP_UNSORTED;
+	return MP_OK;
+}
+
+/* The next pairs after the cursor; inputs already checked by join_count. */
+static int64_t
+MP_NAME(join_next) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, mp_join_cursor *c,
+					int32_t *restrict a_pos, int32_t *restrict b_pos, int64_t cap)
+{
+	const bool	gallop = MP_NAME(gallops) (nb, na);
+	int64_t		o = 0;
+	bool		unused = false;
+
+	while (o < cap)
+	{
+		if (c->started && c->j < c->hi)
+		{
+			int64_t		take = c->hi - c->j < cap - o ? c->hi - c->j : cap - o;
+
+			for (int64_t k = 0; k < take; k++)
+			{
+				a_pos[o + k] = (int32_t) c->i;
+				b_pos[o + k] = (int32_t) (c->j + k);
+			}
+			o += take;
+			c->j += take;
+			continue;
+		}
+		if (c->started)
+			c->i++;
+		c->started = true;
+		if (c->i >= na)
+		{
+			c->i = na;
+			break;
+		}
+		c->lo = MP_NAME(seek) (b, c->lo, nb, a[c->i], false, gallop, false, &unused);
+		c->hi = MP_NAME(seek) (b, c->hi > c->lo ? c->hi : c->lo, nb, a[c->i], true, gallop,
+							   false, &unused);
+		c->j = c->lo;
+	}
+	return o;
+}
