@@ -10,27 +10,8 @@
 -- process, no parallel workers, work_mem large enough that nothing spills.
 -- Variables: rows (comma-separated), dup (copies of each key a side, 1 for
 -- unique keys), gpu (on/off).
-\set ON_ERROR_STOP 1
-\pset footer off
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS mergepath;
-SET max_parallel_workers_per_gather = 0;
+\ir sql_bench_common.sql
 SET work_mem = '4GB';
-
-CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE
-  t0 timestamptz;
-  times float8[] := '{}';
-BEGIN
-  EXECUTE query;
-  FOR i IN 1..reps LOOP
-    t0 := clock_timestamp();
-    EXECUTE query;
-    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
-  END LOOP;
-  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1);
-END $$;
 
 -- the plan's join node, to show which join PostgreSQL ran
 CREATE FUNCTION pg_temp.join_node(query text) RETURNS text
@@ -38,7 +19,6 @@ LANGUAGE plpgsql AS $$
 DECLARE
   plan text;
 BEGIN
-  EXECUTE 'EXPLAIN (FORMAT TEXT) ' || query INTO plan;
   FOR plan IN EXECUTE 'EXPLAIN (FORMAT TEXT) ' || query LOOP
     IF plan ~ '(Merge|Hash) Join|Nested Loop' THEN
       RETURN substring(plan FROM '(Merge Join|Hash Join|Nested Loop)');
