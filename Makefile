@@ -10,10 +10,11 @@
 
 EXTENSION = mergepath
 MODULE_big = mergepath
-DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql
+DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
+	mergepath--0.3--0.4.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search info
+REGRESS = merge errors setops search sort info
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
@@ -22,10 +23,11 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 	-gencode arch=compute_90,code=compute_90
 
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
-	src/join.o
+	src/join.o src/sort.o src/aggregates.o
 CPU_OBJS = src/cpu_backend.o
 ifneq ($(NVCC),)
-GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o
+GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
+	cuda/gpu_sort.o
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
 GPU_OBJS = src/gpu_absent.o
@@ -36,7 +38,8 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = test/test_backends test/bench/bench_merge test/bench/bench_setops test/bench/bench_search test/bench/bench_cpu cuda/*.o
+EXTRA_CLEAN = test/test_backends test/bench/bench_merge test/bench/bench_setops \
+	test/bench/bench_search test/bench/bench_sort test/bench/bench_cpu cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -52,10 +55,12 @@ cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
-	src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h
+	src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
+	src/cpu_sort_impl.h
 
 # C tests: the backends alone, no server.
-TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c
+TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c \
+	test/test_sort.c
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
 	src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
@@ -67,7 +72,8 @@ check-c: test/test_backends
 test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
-bench: test/bench/bench_merge test/bench/bench_setops test/bench/bench_search test/bench/bench_cpu
+bench: test/bench/bench_merge test/bench/bench_setops test/bench/bench_search \
+	test/bench/bench_sort test/bench/bench_cpu
 
 installcheck-cpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"

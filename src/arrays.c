@@ -13,7 +13,7 @@
 
 #include "mp_glue.h"
 
-static mp_type
+mp_type
 mp_type_of(Oid elemtype)
 {
 	switch (elemtype)

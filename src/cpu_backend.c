@@ -4,8 +4,8 @@
  *
  * The fallback where there is no GPU or the input is small, and the fast twin
  * of the tests' reference.  Each operation is written once, in
- * cpu_merge_impl.h, cpu_setop_impl.h and cpu_search_impl.h, and instantiated per element type
- * here.
+ * cpu_merge_impl.h, cpu_setop_impl.h, cpu_search_impl.h and cpu_sort_impl.h,
+ * and instantiated per element type here.
  */
 #include "mergepath.h"
 #include "mp_order.h"
@@ -19,28 +19,36 @@
 #endif
 /* Size ratio from which a set operation gallops over the larger side. */
 #define MP_CPU_GALLOP 32
+/* Below this many elements the sort merges instead (bench_cpu --sort). */
+#ifndef MP_CPU_SORT_SMALL
+#define MP_CPU_SORT_SMALL 256
+#endif
 
 #define MP_T int32_t
 #define MP_U uint32_t
 #define MP_LT mp_lt_int4
+#define MP_KEY mp_key_int4
 #define MP_NAME(x) x##_int4
 #include "cpu_impl.h"
 
 #define MP_T int64_t
 #define MP_U uint64_t
 #define MP_LT mp_lt_int8
+#define MP_KEY mp_key_int8
 #define MP_NAME(x) x##_int8
 #include "cpu_impl.h"
 
 #define MP_T float
 #define MP_U uint32_t
 #define MP_LT mp_lt_float4
+#define MP_KEY mp_key_float4
 #define MP_NAME(x) x##_float4
 #include "cpu_impl.h"
 
 #define MP_T double
 #define MP_U uint64_t
 #define MP_LT mp_lt_float8
+#define MP_KEY mp_key_float8
 #define MP_NAME(x) x##_float8
 #include "cpu_impl.h"
 
@@ -127,5 +135,27 @@ int64_t
 mp_first_unsorted(mp_type type, const void *x, int64_t n)
 {
 	MP_BY_TYPE(first_unsorted, type, x, n);
+	return -1;
+}
+
+mp_status
+mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out, void *scratch, mp_poll_fn poll)
+{
+	MP_BY_TYPE(sort, type, in, n, out, scratch, poll);
+	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_unique(mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
+			  bool check_sorted, mp_poll_fn poll)
+{
+	MP_BY_TYPE(unique, type, x, n, out, nout, check_sorted, poll);
+	return MP_DEVICE_ERROR;
+}
+
+int64_t
+mp_copy_checked(mp_type type, const void *x, int64_t n, void *out)
+{
+	MP_BY_TYPE(copy_checked, type, x, n, out);
 	return -1;
 }

@@ -238,13 +238,13 @@ report_gpu_failure(const char *fname, mp_status st, const char *why)
 }
 
 /*
- * Run a two-array operation on the backend the settings choose, with the
- * fallbacks of mergepath.device = auto.
+ * Run a one- or two-array operation (call->b is NULL for one) on the backend
+ * the settings choose, with the fallbacks of mergepath.device = auto.
  */
 void
 mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 {
-	int64		n = call->a->n + call->b->n;
+	int64		n = call->a->n + (call->b ? call->b->n : 0);
 	double		t0 = mp_now_ms();
 	bool		use_gpu;
 	mp_status	st;

@@ -91,6 +91,25 @@ mp_gpu_join_fetch(int64_t first, int64_t count, int32_t *a_pos, int32_t *b_pos,
 	return MP_NO_DEVICE;
 }
 
+mp_status
+mp_gpu_sort(mp_type type, const void *in, int64_t n, void *out, mp_poll_fn poll,
+			mp_gpu_timing *timing)
+{
+	(void) type, (void) in, (void) n, (void) out, (void) poll;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
+			  bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) type, (void) x, (void) n, (void) out, (void) check_sorted, (void) poll;
+	*nout = 0;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
 const char *
 mp_gpu_last_error(void)
 {

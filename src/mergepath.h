@@ -171,6 +171,28 @@ extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const v
 								int64_t nb, mp_join_cursor *cursor, int32_t *a_pos,
 								int32_t *b_pos, int64_t cap);
 
+/*
+ * Sorts in[0..n) into out[0..n), stable (equal keys keep their input order;
+ * -0 and +0 are equal, as are all NaNs, which go last).  scratch has room
+ * for n elements; in is only read.  The order is mp_order.h's keys: a radix
+ * sort over them, or a merge sort below MP_CPU_SORT_SMALL elements.
+ */
+extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
+							 void *scratch, mp_poll_fn poll);
+
+/*
+ * The first element of each run of equal keys of the ascending x[0..n) into
+ * out (room for n); *nout gets how many.  Checks as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_unique(mp_type type, const void *x, int64_t n, void *out,
+							   int64_t *nout, bool check_sorted, mp_poll_fn poll);
+
+/*
+ * Copies x[0..n) to out and returns the index of the first element that is
+ * less than its predecessor, or -1: a copy that checks on the way.
+ */
+extern int64_t mp_copy_checked(mp_type type, const void *x, int64_t n, void *out);
+
 /* Index of the first element that is less than its predecessor, or -1. */
 extern int64_t mp_first_unsorted(mp_type type, const void *x, int64_t n);
 
@@ -247,6 +269,15 @@ extern mp_status mp_gpu_join(mp_type type, const void *a, int64_t na, const void
 /* Pairs [first, first + count) of the last mp_gpu_join, 0-based. */
 extern mp_status mp_gpu_join_fetch(int64_t first, int64_t count, int32_t *a_pos,
 								   int32_t *b_pos, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_sort, without the scratch: the device has its own. */
+extern mp_status mp_gpu_sort(mp_type type, const void *in, int64_t n, void *out,
+							 mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_unique. */
+extern mp_status mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out,
+							   int64_t *nout, bool check_sorted, mp_poll_fn poll,
+							   mp_gpu_timing *timing);
 
 /* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
 extern const char *mp_gpu_last_error(void);

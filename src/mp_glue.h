@@ -39,6 +39,7 @@ typedef struct mp_arg
 } mp_arg;
 
 /* arrays.c */
+extern mp_type mp_type_of(Oid elemtype);
 extern void mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name,
 						 mp_arg *arg);
 extern ArrayType *mp_new_result(Oid elemtype, int64 n, const char *fname);
@@ -50,13 +51,17 @@ extern void mp_refuse_result(const char *fname, int64 n) pg_attribute_noreturn()
 extern void mp_report_unsorted(const char *fname, const mp_arg *a,
 							   const mp_arg *b) pg_attribute_noreturn();
 
+/* sort.c */
+extern ArrayType *mp_sorted_array(const char *fname, const mp_arg *a);
+
 /* dispatch.c */
 
-/* One call of a two-array operation, as the backend adapters see it. */
+/* One call of an operation on one or two arrays, as the backend adapters
+ * see it. */
 typedef struct mp_call
 {
 	const mp_arg *a;
-	const mp_arg *b;
+	const mp_arg *b;			/* NULL for an operation on one array */
 	int			op;				/* the operation's own selector, e.g. an mp_setop */
 	void	   *out;			/* room for the largest result */
 	int64		limit;			/* the most results the caller takes, where it matters */

@@ -4,7 +4,7 @@
  *		operations against reference.h, on random and adversarial inputs, with
  *		the output poisoned before every run.
  *
- *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search]
+ *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
@@ -124,10 +124,40 @@ gpu_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, int
 		: MP_DEVICE_ERROR;
 }
 
+/* The CPU sort with scratch of its own, as the glue gives it. */
+static mp_status
+cpu_sort(mp_type type, const void *in, int64_t n, void *out, mp_poll_fn poll)
+{
+	void	   *scratch = xmalloc(n * mp_type_size(type));
+	mp_status	st;
+
+	memset(scratch, 0x5A, n * mp_type_size(type));
+	st = mp_cpu_sort(type, in, n, out, scratch, poll);
+	free(scratch);
+	return st;
+}
+
+static mp_status
+gpu_sort(mp_type type, const void *in, int64_t n, void *out, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_sort(type, in, n, out, poll, &timing);
+}
+
+static mp_status
+gpu_unique(mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
+		   bool check_sorted, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_unique(type, x, n, out, nout, check_sorted, poll, &timing);
+}
+
 static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop, mp_cpu_search,
-mp_cpu_semijoin, cpu_join};
+mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique};
 static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop, gpu_search, gpu_semijoin,
-gpu_join};
+gpu_join, gpu_sort, gpu_unique};
 
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
@@ -312,7 +342,7 @@ poll_countdown(void)
 	return --polls_left < 0;
 }
 
-static const char *suites = "merge,setops,search";
+static const char *suites = "merge,setops,search,sort";
 
 static bool
 suite_selected(const char *name)
@@ -336,6 +366,8 @@ run_backend(const backend *be)
 		run_setop_tests(be);
 	if (suite_selected("search"))
 		run_search_tests(be);
+	if (suite_selected("sort"))
+		run_sort_tests(be);
 	printf("%s backend: %s\n", be->name, failed == before ? "all checks passed" : "FAILED");
 }
 
@@ -413,7 +445,7 @@ main(int argc, char **argv)
 			suites = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort]\n",
 					argv[0]);
 			return 2;
 		}

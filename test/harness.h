@@ -35,6 +35,9 @@ typedef struct backend
 	mp_status	(*join) (mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 						 int64_t max_pairs, int64_t piece, int64_t *npairs, int32_t **a_pos,
 						 int32_t **b_pos, bool check_sorted, mp_poll_fn poll);
+	mp_status	(*sort) (mp_type type, const void *in, int64_t n, void *out, mp_poll_fn poll);
+	mp_status	(*unique) (mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
+						   bool check_sorted, mp_poll_fn poll);
 } backend;
 
 /* Input shapes.  Each fills n sorted elements. */
@@ -74,5 +77,6 @@ bool		poll_countdown(void);
 void		run_merge_tests(const backend *be);
 void		run_setop_tests(const backend *be);
 void		run_search_tests(const backend *be);
+void		run_sort_tests(const backend *be);
 
 #endif							/* HARNESS_H */

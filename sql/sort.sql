@@ -1,0 +1,164 @@
+-- gpu_sort, gpu_unique, gpu_sort_agg, gpu_merge_agg: results, stability,
+-- parallel plans and refused inputs, on whichever backend
+-- mergepath.device picks.
+SELECT gpu_sort('{3,1,2,1}'::int4[]) AS sorted, gpu_unique('{1,1,2,3,3,3}'::int8[]) AS uniq;
+SELECT gpu_sort('{}'::int8[]) AS empty, gpu_sort('[5:5]={7}'::float4[]) AS one,
+       gpu_unique('{}'::float8[]) AS empty_unique;
+-- floats: NaN last, -0 = +0 and stable (equal keys keep their order)
+SELECT gpu_sort('{NaN,1,-0,-Infinity,0,-0,Infinity,-1.5}'::float8[]) AS f8,
+       gpu_sort('{0,NaN,-0,1e-40,-1e-40}'::float4[]) AS f4;
+SELECT gpu_unique('{-Infinity,-0,0,-0,1,NaN,NaN}'::float8[]) AS first_of_each_run;
+-- intarray's set semantics from multiset results
+SELECT gpu_unique(gpu_intersect('{1,1,2,3,3}'::int4[], '{1,1,3,3,4}')) AS set_intersection;
+
+SELECT setseed(0.25);
+
+-- sizes around the CPU's merge sort runs and radix threshold, the GPU's
+-- staging chunks; layouts: random, sorted, reversed, one key, narrow keys
+CREATE TEMP TABLE sort_cases AS
+SELECT row_number() OVER () AS id, n, shape
+FROM (VALUES (2, 'random'), (15, 'random'), (16, 'random'), (17, 'random'), (255, 'random'),
+             (256, 'random'), (257, 'random'), (4097, 'narrow'), (20000, 'random'),
+             (20000, 'sorted'), (20000, 'reversed'), (20000, 'one key'), (100001, 'narrow'),
+             (300000, 'random')) v(n, shape);
+
+CREATE TEMP TABLE sort_ints AS
+SELECT id, shape, ARRAY(
+  SELECT CASE shape WHEN 'narrow' THEN (random() * 9)::int8
+                    WHEN 'one key' THEN 42
+                    WHEN 'sorted' THEN g
+                    WHEN 'reversed' THEN -g
+                    ELSE (random() * 1e18 - 5e17)::int8 END
+  FROM generate_series(1, n) g) AS a
+FROM sort_cases;
+ALTER TABLE sort_ints ADD COLUMN a4 int4[];
+UPDATE sort_ints SET a4 = ARRAY(SELECT (x % 2000000000)::int4 FROM unnest(a) x);
+
+CREATE TEMP TABLE sort_floats AS
+SELECT id, shape, ARRAY(
+  SELECT CASE WHEN shape = 'one key' THEN (ARRAY['0', '-0'])[1 + (random())::int]::float8
+              WHEN random() < 0.2
+              THEN (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity', '1e-310', '-1e-310'])[1 + (random() * 6)::int]::float8
+              WHEN shape = 'narrow' THEN round(random() * 9)::float8
+              WHEN shape = 'sorted' THEN g
+              WHEN shape = 'reversed' THEN -g
+              ELSE random() * 1e6 - 5e5 END
+  FROM generate_series(1, n) g) AS a
+FROM sort_cases;
+ALTER TABLE sort_floats ADD COLUMN a4 float4[];
+UPDATE sort_floats SET a4 = ARRAY(
+  SELECT CASE WHEN x <> 0 AND abs(x) < 1e-300 THEN sign(x) * 1e-40 ELSE x END::float4
+  FROM unnest(a) x);
+
+-- the reference: PostgreSQL's sort with ties broken by position (stable),
+-- compared as text, so -0 and +0 must come out where they were
+CREATE FUNCTION ref_sort(a anyarray) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(array_agg(x ORDER BY x, ord), a[1:0])::text
+  FROM unnest(a) WITH ORDINALITY AS u(x, ord)
+$$;
+-- and the first of each run of equal keys
+CREATE FUNCTION ref_unique(a anyarray) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(array_agg(x ORDER BY ord), a[1:0])::text
+  FROM (SELECT x, ord, lag(x) OVER (ORDER BY ord) AS prev
+        FROM unnest(a) WITH ORDINALITY AS u(x, ord)) s
+  WHERE ord = 1 OR prev <> x
+$$;
+
+SELECT 'int4' AS type, id, shape FROM sort_ints
+WHERE gpu_sort(a4)::text IS DISTINCT FROM ref_sort(a4)
+UNION ALL
+SELECT 'int8', id, shape FROM sort_ints WHERE gpu_sort(a)::text IS DISTINCT FROM ref_sort(a)
+UNION ALL
+SELECT 'float4', id, shape FROM sort_floats
+WHERE gpu_sort(a4)::text IS DISTINCT FROM ref_sort(a4)
+UNION ALL
+SELECT 'float8', id, shape FROM sort_floats WHERE gpu_sort(a)::text IS DISTINCT FROM ref_sort(a);
+
+SELECT 'int4' AS type, id, shape FROM sort_ints
+WHERE gpu_unique(gpu_sort(a4))::text IS DISTINCT FROM ref_unique(gpu_sort(a4))
+UNION ALL
+SELECT 'int8', id, shape FROM sort_ints
+WHERE gpu_unique(gpu_sort(a))::text IS DISTINCT FROM ref_unique(gpu_sort(a))
+UNION ALL
+SELECT 'float4', id, shape FROM sort_floats
+WHERE gpu_unique(gpu_sort(a4))::text IS DISTINCT FROM ref_unique(gpu_sort(a4))
+UNION ALL
+SELECT 'float8', id, shape FROM sort_floats
+WHERE gpu_unique(gpu_sort(a))::text IS DISTINCT FROM ref_unique(gpu_sort(a));
+
+-- gpu_sort_agg against array_agg(x ORDER BY x, position), NULLs skipped
+CREATE TEMP TABLE agg_rows AS
+SELECT g AS pos, g % 7 AS grp,
+       CASE WHEN random() < 0.05 THEN NULL ELSE (random() * 1000)::int4 END AS i4,
+       CASE WHEN random() < 0.05 THEN NULL ELSE (random() * 1e15)::int8 END AS i8,
+       CASE WHEN random() < 0.1
+            THEN (ARRAY['NaN', '-0', '0', 'Infinity', '-Infinity'])[1 + (random() * 4)::int]::float8
+            ELSE round(random() * 100)::float8 END AS f8
+FROM generate_series(1, 50000) g;
+
+SELECT gpu_sort_agg(i4)::text = (SELECT array_agg(i4 ORDER BY i4)::text FROM agg_rows WHERE i4 IS NOT NULL) AS int4_ok,
+       gpu_sort_agg(i8)::text = (SELECT array_agg(i8 ORDER BY i8)::text FROM agg_rows WHERE i8 IS NOT NULL) AS int8_ok,
+       gpu_sort_agg(f8 ORDER BY pos)::text = (SELECT array_agg(f8 ORDER BY f8, pos)::text FROM agg_rows) AS float8_stable,
+       gpu_sort_agg(f8::float4 ORDER BY pos)::text = (SELECT array_agg(f8::float4 ORDER BY f8, pos)::text FROM agg_rows) AS float4_stable
+FROM agg_rows;
+SELECT grp, cardinality(gpu_sort_agg(i4)) = count(i4) AS counted,
+       gpu_sort_agg(i4)::text = array_agg(i4 ORDER BY i4) FILTER (WHERE i4 IS NOT NULL)::text AS ok
+FROM agg_rows GROUP BY grp ORDER BY grp;
+-- no rows, or only NULLs: NULL, as array_agg
+SELECT gpu_sort_agg(i4) IS NULL AS no_rows FROM agg_rows WHERE false;
+SELECT gpu_sort_agg(x) IS NULL AS only_nulls FROM (VALUES (NULL::int8), (NULL)) v(x);
+
+-- gpu_merge_agg: sorted arrays merged, ties in the order the arrays come
+CREATE TEMP TABLE agg_arrays AS
+SELECT grp, array_agg(f8 ORDER BY f8, pos) AS a, array_agg(i4 ORDER BY i4) AS b
+FROM agg_rows WHERE i4 IS NOT NULL GROUP BY grp;
+SELECT gpu_merge_agg(a ORDER BY grp)::text =
+         (SELECT array_agg(f8 ORDER BY f8, grp, pos)::text FROM agg_rows WHERE i4 IS NOT NULL) AS float8_ok,
+       gpu_merge_agg(b)::text =
+         (SELECT array_agg(i4 ORDER BY i4)::text FROM agg_rows WHERE i4 IS NOT NULL) AS int4_ok
+FROM agg_arrays;
+SELECT gpu_merge_agg(x) FROM (VALUES ('{1,5}'::int8[]), (NULL), ('{}'), ('{2,5,9}')) v(x);
+SELECT gpu_merge_agg(x) IS NULL AS no_rows FROM (VALUES ('{1}'::int4[])) v(x) WHERE false;
+
+-- parallel aggregation: partial states from the workers, combined
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE TABLE agg_parallel AS SELECT * FROM agg_rows;
+ANALYZE agg_parallel;
+EXPLAIN (COSTS OFF) SELECT gpu_sort_agg(i8) FROM agg_parallel;
+-- (rows reach the aggregate in no set order here: floats compare as values)
+SELECT gpu_sort_agg(i8)::text = (SELECT array_agg(i8 ORDER BY i8)::text FROM agg_rows WHERE i8 IS NOT NULL) AS parallel_int8_ok,
+       gpu_sort_agg(f8) = (SELECT array_agg(f8 ORDER BY f8) FROM agg_rows) AS parallel_float8_ok
+FROM agg_parallel;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_merge_agg(ARRAY[i4, i4 + 1]) FROM agg_parallel
+WHERE i4 IS NOT NULL GROUP BY grp;
+SELECT bool_and(m::text = r::text) AS parallel_merge_ok
+FROM (SELECT grp, gpu_merge_agg(ARRAY[i4, i4 + 1]) AS m FROM agg_parallel
+      WHERE i4 IS NOT NULL GROUP BY grp) p
+JOIN (SELECT grp, array_agg(x ORDER BY x) AS r
+      FROM agg_rows, LATERAL unnest(ARRAY[i4, i4 + 1]) x WHERE i4 IS NOT NULL GROUP BY grp) q USING (grp);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+DROP TABLE agg_parallel;
+
+-- refused inputs
+SELECT gpu_sort('{1,NULL,2}'::int4[]);
+SELECT gpu_sort('{{1,2},{3,4}}'::int8[]);
+SELECT gpu_unique('{1,3,2}'::int4[]);
+SELECT gpu_unique('[0:3]={-0,NaN,1,2}'::float8[]);
+SELECT gpu_sort('{a,b}'::text[]);
+SELECT gpu_merge_agg(x) FROM (VALUES ('{1,2}'::int4[]), ('{5,4}')) v(x);
+SELECT gpu_merge_agg(x) FROM (VALUES ('{1,NULL}'::int4[])) v(x);
+SELECT gpu_sort_agg(x) FROM (VALUES ('a'::text)) v(x);
+-- with the check off, the order is not checked, and unique is defined only
+-- on sorted input: no error, no crash
+SET mergepath.check_sorted = off;
+SELECT cardinality(gpu_unique('{1,3,2}'::int4[])) BETWEEN 1 AND 3 AS unchecked;
+SELECT cardinality(gpu_merge_agg(x)) AS unchecked_merge FROM (VALUES ('{1,2}'::int4[]), ('{5,4}')) v(x);
+RESET mergepath.check_sorted;

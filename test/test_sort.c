@@ -1,0 +1,287 @@
+/*
+ * test_sort.c
+ *		The backends' sort and unique against a reference written here: a
+ *		qsort of positions by reference.h's comparison, ties broken by
+ *		position (so stable by construction, and independent of the keys
+ *		both backends sort by), and a loop that keeps the first of each run.
+ *		Inputs: shuffled, already sorted, reverse sorted, all equal (-0 and
+ *		+0 mixed), NaNs of both signs and many payloads, extremes, narrow
+ *		and wide keys, sizes at the merge sort's runs and the radix sort's
+ *		threshold, and 10^7 elements; every output poisoned first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "reference.h"
+
+static mp_type ref_type;
+static const char *ref_base;
+
+static int
+ref_position_cmp(const void *p, const void *q)
+{
+	int64_t		i = *(const int64_t *) p,
+				j = *(const int64_t *) q;
+	size_t		sz = mp_type_size(ref_type);
+	int			c = ref_cmp(ref_type, ref_base + i * sz, ref_base + j * sz);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/* The stable sort of in[0..n) into out. */
+static void
+ref_sort(mp_type type, const void *in, int64_t n, void *out)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t    *pos = xmalloc(n * sizeof(int64_t));
+
+	for (int64_t i = 0; i < n; i++)
+		pos[i] = i;
+	ref_type = type;
+	ref_base = in;
+	qsort(pos, (size_t) n, sizeof(int64_t), ref_position_cmp);
+	for (int64_t i = 0; i < n; i++)
+		memcpy((char *) out + i * sz, (const char *) in + pos[i] * sz, sz);
+	free(pos);
+}
+
+/* The first of each run of equal keys; returns how many. */
+static int64_t
+ref_unique(mp_type type, const void *x, int64_t n, void *out)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		o = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		if (i == 0 || ref_cmp(type, (const char *) x + (i - 1) * sz, (const char *) x + i * sz) != 0)
+			memcpy((char *) out + o++ * sz, (const char *) x + i * sz, sz);
+	return o;
+}
+
+/* How an input is laid out from a sorted draw. */
+typedef enum layout
+{
+	LAY_SHUFFLED,
+	LAY_SORTED,
+	LAY_REVERSED,
+	LAY_NEARLY,					/* sorted, with a few elements swapped */
+	NUM_LAYOUTS
+} layout;
+
+static const char *const layout_names[] = {"shuffled", "sorted", "reversed", "nearly sorted"};
+
+static void
+lay_out(mp_type type, gen_kind gen, layout lay, int64_t n, void *x)
+{
+	size_t		sz = mp_type_size(type);
+	char		t[8];
+
+	gen_sorted(type, gen, n, x);
+	for (int64_t i = 0; i < n; i++)
+	{
+		int64_t		j = -1;
+
+		switch (lay)
+		{
+			case LAY_SHUFFLED:
+				j = i + rnd_below(n - i);
+				break;
+			case LAY_REVERSED:
+				j = i < n / 2 ? n - 1 - i : -1;
+				break;
+			case LAY_NEARLY:
+				j = rnd_below(64) == 0 ? rnd_below(n) : -1;
+				break;
+			default:
+				break;
+		}
+		if (j >= 0)
+		{
+			memcpy(t, (char *) x + i * sz, sz);
+			memcpy((char *) x + i * sz, (char *) x + j * sz, sz);
+			memcpy((char *) x + j * sz, t, sz);
+		}
+	}
+}
+
+static void
+run_sort_case(const backend *be, mp_type type, gen_kind gen, layout lay, int64_t n)
+{
+	size_t		sz = mp_type_size(type);
+	char	   *x = xmalloc(n * sz),
+			   *copy = xmalloc(n * sz),
+			   *out = xmalloc(n * sz),
+			   *want = xmalloc(n * sz);
+	char		what[64];
+	mp_status	st;
+
+	lay_out(type, gen, lay, n, x);
+	memcpy(copy, x, n * sz);
+	ref_sort(type, x, n, want);
+	memset(out, 0xA5, n * sz);
+	st = be->sort(type, x, n, out, NULL);
+	snprintf(what, sizeof(what), "sort %s %s", layout_names[lay], gen_names[gen]);
+	check(st == MP_OK && memcmp(out, want, n * sz) == 0 && memcmp(x, copy, n * sz) == 0,
+		  st != MP_OK ? "bad status" : memcmp(x, copy, n * sz) ? "input changed" : "wrong output",
+		  what, be, type, n, 0);
+	free(x);
+	free(copy);
+	free(out);
+	free(want);
+}
+
+static void
+run_unique_case(const backend *be, mp_type type, gen_kind gen, int64_t n)
+{
+	size_t		sz = mp_type_size(type);
+	char	   *x = xmalloc(n * sz),
+			   *out = xmalloc(n * sz),
+			   *want = xmalloc(n * sz);
+	int64_t		nwant,
+				nout;
+	char		what[64];
+
+	gen_sorted(type, gen, n, x);
+	nwant = ref_unique(type, x, n, want);
+	snprintf(what, sizeof(what), "unique %s", gen_names[gen]);
+	for (int checked = 1; checked >= 0; checked--)
+	{
+		mp_status	st;
+
+		memset(out, 0xA5, n * sz);
+		nout = -1;
+		st = be->unique(type, x, n, out, &nout, checked, NULL);
+		check(st == MP_OK && nout == nwant && memcmp(out, want, nwant * sz) == 0,
+			  st != MP_OK ? "bad status" : nout != nwant ? "wrong length" : "wrong output",
+			  what, be, type, n, 0);
+	}
+
+	/* a descent anywhere is refused with the check on; without, no crash */
+	if (n >= 2 && ref_cmp(type, x, x + (n - 1) * sz) < 0)
+	{
+		int64_t		i = 1 + rnd_below(n - 1);
+		char		t[8];
+
+		/* swap an element with one that is greater, so the order breaks */
+		int64_t		j = n - 1;
+
+		if (ref_cmp(type, x + (i - 1) * sz, x + j * sz) < 0)
+		{
+			memcpy(t, x + (i - 1) * sz, sz);
+			memcpy(x + (i - 1) * sz, x + j * sz, sz);
+			memcpy(x + j * sz, t, sz);
+			check(be->unique(type, x, n, out, &nout, true, NULL) == MP_UNSORTED,
+				  "unsorted input accepted", what, be, type, n, 0);
+			check(be->unique(type, x, n, out, &nout, false, NULL) == MP_OK,
+				  "unchecked unsorted input failed", what, be, type, n, 0);
+		}
+	}
+	free(x);
+	free(out);
+	free(want);
+}
+
+/* mp_copy_checked copies all and finds the first descent (CPU only). */
+static void
+run_copy_checked(mp_type type, gen_kind gen, int64_t n)
+{
+	const backend none = {"cpu", NULL};
+	size_t		sz = mp_type_size(type);
+	char	   *x = xmalloc(n * sz),
+			   *out = xmalloc(n * sz);
+
+	for (int round = 0; round < 2; round++)
+	{
+		int64_t		want = -1,
+					got;
+
+		gen_sorted(type, gen, n, x);
+		if (round == 1 && n >= 2)
+			lay_out(type, gen, LAY_NEARLY, n, x);
+		for (int64_t i = 1; i < n && want < 0; i++)
+			if (ref_cmp(type, x + i * sz, x + (i - 1) * sz) < 0)
+				want = i;
+		memset(out, 0xA5, n * sz);
+		got = mp_copy_checked(type, x, n, out);
+		check(got == want && memcmp(out, x, n * sz) == 0, "wrong copy or position",
+			  "copy_checked", &none, type, n, 0);
+	}
+	free(x);
+	free(out);
+}
+
+/* A cancel between chunks returns MP_CANCELLED, and the next call works. */
+static void
+run_sort_cancel(const backend *be, mp_type type, int64_t n)
+{
+	size_t		sz = mp_type_size(type);
+	char	   *x = xmalloc(n * sz),
+			   *out = xmalloc(n * sz),
+			   *want = xmalloc(n * sz);
+
+	lay_out(type, GEN_WIDE, LAY_SHUFFLED, n, x);
+	ref_sort(type, x, n, want);
+	for (int after = 0; after < 3; after++)
+	{
+		polls_left = after;
+		check(be->sort(type, x, n, out, poll_countdown) == MP_CANCELLED,
+			  "no cancel", "cancel sort", be, type, n, 0);
+		memset(out, 0xA5, n * sz);
+		check(be->sort(type, x, n, out, NULL) == MP_OK && memcmp(out, want, n * sz) == 0,
+			  "wrong output after a cancel", "cancel sort", be, type, n, 0);
+	}
+	free(x);
+	free(out);
+	free(want);
+}
+
+void
+run_sort_tests(const backend *be)
+{
+	int64_t		big = quick ? 300000 : 10000000;
+
+	for (int t = 0; t < 4; t++)
+	{
+		mp_type		type = (mp_type) t;
+
+		/* every size up to 300 (the merge sort's runs, the radix threshold) */
+		for (int64_t n = 0; n <= 300; n += (quick && n > 40) ? 7 : 1)
+			run_sort_case(be, type, (gen_kind) rnd_below(GEN_WALK), LAY_SHUFFLED, n);
+
+		/* every shape and layout at sizes on both sides of the threshold
+		 * and around the GPU's tiles and staging chunks */
+		{
+			const int64_t sizes[] = {17, 255, 256, 257, 1000, 4097, 65537, 300001};
+
+			for (int g = 0; g < GEN_WALK; g++)
+				for (int lay = 0; lay < NUM_LAYOUTS; lay++)
+					for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]) - (quick ? 1 : 0); s++)
+						run_sort_case(be, type, (gen_kind) g, (layout) lay, sizes[s]);
+		}
+		run_sort_case(be, type, GEN_WIDE, LAY_SHUFFLED, big);
+		run_sort_case(be, type, GEN_SPECIAL, LAY_SHUFFLED, big / 4);
+		run_sort_case(be, type, GEN_EQUAL, LAY_SHUFFLED, big / 4);
+		run_sort_case(be, type, GEN_WALK, LAY_NEARLY, big);
+		run_sort_cancel(be, type, quick ? 2500000 : 6000000);
+
+		for (int g = 0; g < GEN_WALK; g++)
+		{
+			const int64_t sizes[] = {0, 1, 2, 3, 1023, 1024, 1025, 100000};
+
+			for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+				run_unique_case(be, type, (gen_kind) g, sizes[s]);
+		}
+		run_unique_case(be, type, GEN_WALK, big);
+		run_unique_case(be, type, GEN_TINY, big / 10);
+
+		if (strcmp(be->name, "cpu") == 0)
+			for (int g = 0; g < GEN_WALK; g++)
+			{
+				run_copy_checked(type, (gen_kind) g, 0);
+				run_copy_checked(type, (gen_kind) g, 1);
+				run_copy_checked(type, (gen_kind) g, 5000);
+			}
+	}
+}
