@@ -17,8 +17,9 @@ SELECT setseed(0.25);
 -- staging chunks; layouts: random, sorted, reversed, one key, narrow keys
 CREATE TEMP TABLE sort_cases AS
 SELECT row_number() OVER () AS id, n, shape
-FROM (VALUES (2, 'random'), (15, 'random'), (16, 'random'), (17, 'random'), (255, 'random'),
-             (256, 'random'), (257, 'random'), (4097, 'narrow'), (20000, 'random'),
+FROM (VALUES (2, 'random'), (15, 'random'), (16, 'random'), (17, 'random'), (63, 'random'),
+             (64, 'random'), (65, 'random'), (127, 'narrow'), (128, 'random'), (129, 'random'),
+             (4097, 'narrow'), (20000, 'random'),
              (20000, 'sorted'), (20000, 'reversed'), (20000, 'one key'), (100001, 'narrow'),
              (300000, 'random')) v(n, shape);
 

@@ -19,10 +19,6 @@
 #endif
 /* Size ratio from which a set operation gallops over the larger side. */
 #define MP_CPU_GALLOP 32
-/* Below this many elements the sort merges instead (bench_cpu --sort). */
-#ifndef MP_CPU_SORT_SMALL
-#define MP_CPU_SORT_SMALL 256
-#endif
 
 #define MP_T int32_t
 #define MP_U uint32_t
@@ -51,6 +47,10 @@
 #define MP_KEY mp_key_float8
 #define MP_NAME(x) x##_float8
 #include "cpu_impl.h"
+
+/* Below this many 4-byte elements (twice as many 8-byte ones) the sort
+ * merges instead: bench_cpu --sort's crossover, 64 to 128 elements. */
+int64_t		mp_cpu_sort_small = 64;
 
 /* One function per element type, picked by type; the rest of the call as is. */
 #define MP_BY_TYPE(fn, type, ...) \

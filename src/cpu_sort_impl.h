@@ -98,7 +98,7 @@ MP_NAME(sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, mp_poll_fn p
 	const MP_T *src;
 	MP_T	   *dst;
 
-	if (n < MP_CPU_SORT_SMALL)
+	if (n / (int64_t) (sizeof(MP_T) / 4) < mp_cpu_sort_small)
 	{
 		MP_NAME(small_sort) (in, n, out, scratch);
 		return MP_OK;

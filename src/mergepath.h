@@ -175,8 +175,11 @@ extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const v
  * Sorts in[0..n) into out[0..n), stable (equal keys keep their input order;
  * -0 and +0 are equal, as are all NaNs, which go last).  scratch has room
  * for n elements; in is only read.  The order is mp_order.h's keys: a radix
- * sort over them, or a merge sort below MP_CPU_SORT_SMALL elements.
+ * sort over them, or a merge sort below mp_cpu_sort_small elements (twice
+ * as many of 8 bytes; a tuning knob, set from bench_cpu --sort's crossover).
  */
+extern int64_t mp_cpu_sort_small;
+
 extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
 							 void *scratch, mp_poll_fn poll);
 

@@ -53,7 +53,7 @@ sanitize_all() {
 		selected "$t" && tools+=("$t")
 	done
 	for t in "${tools[@]}"; do
-		for s in merge setops search; do
+		for s in merge setops search sort; do
 			if [ "$t" = memcheck ]; then
 				sanitize "$t" "$s" --leak-check full >"$log_dir/$t-$s.log" 2>&1 &
 			else
@@ -65,7 +65,7 @@ sanitize_all() {
 	local k=0
 	for t in "${tools[@]}"; do
 		local st=0
-		for s in merge setops search; do
+		for s in merge setops search sort; do
 			wait "${pids[$k]}" || st=1
 			k=$((k + 1))
 		done

@@ -253,7 +253,7 @@ run_sort_tests(const backend *be)
 		/* every shape and layout at sizes on both sides of the threshold
 		 * and around the GPU's tiles and staging chunks */
 		{
-			const int64_t sizes[] = {17, 255, 256, 257, 1000, 4097, 65537, 300001};
+			const int64_t sizes[] = {17, 63, 64, 65, 127, 128, 129, 1000, 4097, 65537, 300001};
 
 			for (int g = 0; g < GEN_WALK; g++)
 				for (int lay = 0; lay < NUM_LAYOUTS; lay++)

@@ -2,8 +2,10 @@
  * bench_cpu.c
  *		The CPU backend's merge beside a textbook two-pointer merge and a
  *		memcpy of the same bytes, one thread, sorted random keys, median of 5.
+ *		--sort: where the CPU sort's radix sort overtakes its merge sort.
  *
  *	bench_cpu [millions per side ...]    (default: 1 10)
+ *	bench_cpu --sort
  */
 #include <math.h>
 #include <stdio.h>
@@ -121,13 +123,78 @@ cmp_ms(const void *p, const void *q)
 		ms = t_[2]; \
 	} while (0)
 
+static const char *const names[] = {"int4", "int8", "float4", "float8"};
+
+/*
+ * The sort of random keys by the merge sort alone and by the radix sort
+ * alone, per size: the crossover is where mp_cpu_sort_small belongs.
+ * Microseconds per sort, the best of many runs of a batch.
+ */
+static void
+sort_crossover(void)
+{
+	static const int64_t sizes[] = {32, 64, 128, 192, 256, 384, 512, 1024, 4096};
+	int64_t		saved = mp_cpu_sort_small;
+
+	printf("| type   | n    | merge sort us | radix sort us | radix / merge |\n");
+	printf("|--------|------|---------------|---------------|---------------|\n");
+	for (int t = 0; t < 4; t++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		{
+			mp_type		type = (mp_type) t;
+			int64_t		n = sizes[s];
+			int			batch = (int) (200000 / n);
+			char	   *in = sorted_values(type, n * batch, 3, 0),
+					   *out = malloc(n * 8),
+					   *scratch = malloc(n * 8);
+			double		best[2] = {1e30, 1e30};
+
+			/* shuffle each batch member, so that it is not sorted */
+			for (int64_t i = n * batch - 1; i > 0; i--)
+			{
+				int64_t		j = rand() % (i + 1);
+				char		tmp[8];
+				size_t		sz = mp_type_size(type);
+
+				memcpy(tmp, in + i * sz, sz);
+				memcpy(in + i * sz, in + j * sz, sz);
+				memcpy(in + j * sz, tmp, sz);
+			}
+			for (int way = 0; way < 2; way++)
+			{
+				mp_cpu_sort_small = way == 0 ? INT64_MAX : 0;
+				for (int r = 0; r < 7; r++)
+				{
+					double		t0 = now_ms(),
+								us;
+
+					for (int k = 0; k < batch; k++)
+						mp_cpu_sort(type, in + k * n * mp_type_size(type), n, out, scratch, NULL);
+					us = (now_ms() - t0) * 1e3 / batch;
+					if (us < best[way])
+						best[way] = us;
+				}
+			}
+			printf("| %-6s | %4lld | %13.2f | %13.2f | %13.2f |\n", names[t], (long long) n,
+				   best[0], best[1], best[1] / best[0]);
+			free(in);
+			free(out);
+			free(scratch);
+		}
+	mp_cpu_sort_small = saved;
+}
+
 int
 main(int argc, char **argv)
 {
-	static const char *const names[] = {"int4", "int8", "float4", "float8"};
 	int64_t		sizes[16] = {1, 10};
 	int			nsizes = 2;
 
+	if (argc > 1 && strcmp(argv[1], "--sort") == 0)
+	{
+		sort_crossover();
+		return 0;
+	}
 	if (argc > 1)
 		for (nsizes = 0; nsizes < argc - 1 && nsizes < 16; nsizes++)
 			sizes[nsizes] = atoll(argv[nsizes + 1]);

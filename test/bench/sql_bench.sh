@@ -2,8 +2,8 @@
 # SQL-level benchmarks of gpu_merge and the set operations against the
 # server that PG* variables reach (with mergepath and intarray installed),
 # e.g. `pg_virtualenv test/bench/sql_bench.sh`.  SIZES: elements per side,
-# comma-separated.  Arguments name the benchmarks (merge, setops; default
-# both).
+# comma-separated; ROWS: table sizes for the sorting aggregate.  Arguments
+# name the benchmarks (merge, setops, sort; default merge and setops).
 set -euo pipefail
 sizes=${SIZES:-1000,10000,100000,300000,1000000,3000000,10000000}
 gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
@@ -12,7 +12,9 @@ for bench in ${@:-merge setops}; do
 	case $bench in
 		merge) file=sql_bench.sql ;;
 		setops) file=sql_bench_setops.sql ;;
+		sort) file=sql_bench_sort.sql ;;
 		*) echo "unknown benchmark: $bench" >&2; exit 2 ;;
 	esac
-	psql -X -q -v sizes="$sizes" -v gpu="$gpu" -f "$(dirname "$0")/$file"
+	psql -X -q -v sizes="$sizes" -v rows="${ROWS:-1000000,10000000}" -v gpu="$gpu" \
+		-f "$(dirname "$0")/$file"
 done
