@@ -49,13 +49,20 @@ sort_typed(const T *in, int64_t n, T *out, mp_poll_fn poll, mp_gpu_timing *timin
 		return st;
 
 	sort_status *d_status = (sort_status *) (pool + at_status);
-	T		   *sorted = nullptr;
+	T		   *buf = (T *) (pool + at_buf),
+			   *alt = (T *) (pool + at_alt),
+			   *sorted = nullptr;
+	int		   *host_flags = (int *) gpu_pinned_scratch() + 8;
 	cudaError_t err = run_kernels([&] {
-		return sort_on_device<T>((T *) (pool + at_buf), (T *) (pool + at_alt), (int) n, &sorted,
-								 pool + at_temp, temp_bytes, d_status->flags,
-								 (int *) gpu_pinned_scratch() + 8, gpu_stream());
+		return sort_on_device<T>(buf, alt, (int) n, &sorted, pool + at_temp, temp_bytes,
+								 d_status->flags, host_flags, gpu_stream());
 	}, d_status, sizeof(sort_status), timing);
 
+	if (!err && host_flags[0])
+		err = run_kernels([&] {
+			return sort_with_nans<T>(buf, alt, (int) n, &sorted, pool + at_temp, temp_bytes,
+									 d_status->flags + 1, host_flags + 1, gpu_stream());
+		}, d_status, sizeof(sort_status), timing);
 	if (err)
 		return cuda_failure(err, "sort kernels");
 	return stage_out(out, sorted, n * sizeof(T), poll, timing);

@@ -7,11 +7,11 @@
  * for floats but two cases: it sorts -0 and +0 as equal already (and is
  * stable), but it puts NaNs with the sign bit set first and orders NaNs by
  * their payload bits, where PostgreSQL has every NaN equal and last.  So for
- * floats one read of the input first looks for NaNs; only when there are
- * some are the non-NaN values selected (stably) into one buffer and
- * sorted, and the NaNs selected after them in their input order.  Sorting
- * the values themselves rather than keys carried with them keeps the sort
- * to the bytes of one array: within a few percent of calling CUB directly.
+ * floats a read of the input looks for NaNs beside the sort; only when it
+ * finds some is the sort done again another way: the non-NaN values selected
+ * (stably) into one buffer and sorted, and the NaNs selected after them in
+ * their input order.  Sorting the values themselves rather than keys carried
+ * with them keeps the sort to the bytes of one array.
  *
  * Unique flags each element that is greater than its predecessor (the
  * first of each run), checking the order on the way, and compacts with
@@ -104,73 +104,116 @@ template <typename T>
 inline cudaError_t
 sort_temp_bytes(int n, size_t *bytes)
 {
-	cub::DoubleBuffer<T> keys(nullptr, nullptr);
 	size_t		radix = 0,
 				select = 0;
-	cudaError_t err = cub::DeviceRadixSort::SortKeys(nullptr, radix, keys, n);
+	cudaError_t err;
 
-	if (!err && is_float_type<T>::value)
-		err = cub::DeviceSelect::If(nullptr, select, (const T *) nullptr, (T *) nullptr,
-									(int *) nullptr, n, not_nan<T>());
+	if constexpr (is_float_type<T>::value)
+	{
+		/* the first sort leaves its input alone, which costs CUB room for
+		 * its own second buffer; the NaN path sorts between the two */
+		size_t		again = 0;
+		cub::DoubleBuffer<T> keys(nullptr, nullptr);
+
+		err = cub::DeviceRadixSort::SortKeys(nullptr, radix, (const T *) nullptr, (T *) nullptr,
+											 n);
+		if (!err)
+			err = cub::DeviceRadixSort::SortKeys(nullptr, again, keys, n);
+		if (!err)
+			err = cub::DeviceSelect::If(nullptr, select, (const T *) nullptr, (T *) nullptr,
+										(int *) nullptr, n, not_nan<T>());
+		select = again > select ? again : select;
+	}
+	else
+	{
+		cub::DoubleBuffer<T> keys(nullptr, nullptr);
+
+		err = cub::DeviceRadixSort::SortKeys(nullptr, radix, keys, n);
+	}
 	*bytes = (radix > select ? radix : select) + 256;
 	return err;
 }
 
 /*
- * Sorts buf[0..n) in PostgreSQL's order, stable, using alt (room for n) and
- * temp (sort_temp_bytes).  *result gets whichever of buf and alt holds the
- * sorted values.  For floats it waits on the stream midway to learn whether
- * there are NaNs, through `pinned`: host-visible memory for two ints, and
- * dev_flag, device memory for two ints.
+ * Enqueues the sort of buf[0..n) in PostgreSQL's order, stable, using alt
+ * (room for n) and temp (sort_temp_bytes); *result gets whichever of buf
+ * and alt will hold the sorted values.  Integers are sorted in place
+ * between buf and alt.  Floats are sorted from buf into alt, buf left as it
+ * was, while a pass over buf looks for NaNs: it leaves 1 in dev_flag and,
+ * by an asynchronous copy, in *host_flag (host-visible memory) when there
+ * are any.  The caller reads *host_flag once the stream is idle, and if it
+ * is set sorts again with sort_with_nans.  So inputs without NaN (nearly
+ * all) cost CUB's sort and one read, and no wait midway.
  */
 template <typename T>
 inline cudaError_t
-sort_on_device(T *buf, T *alt, int n, T **result, void *temp, size_t temp_bytes,
-			   int *dev_flag, int *pinned, cudaStream_t stream)
+sort_on_device(T *buf, T *alt, int n, T **result, void *temp, size_t temp_bytes, int *dev_flag,
+			   int *host_flag, cudaStream_t stream)
 {
-	cub::DoubleBuffer<T> keys(buf, alt);
 	cudaError_t err;
-	int			sorted_n = n;
 
 	*result = buf;
+	*host_flag = 0;
 	if (n < 2)
 		return cudaSuccess;
 	if constexpr (is_float_type<T>::value)
 	{
-		if ((err = cudaMemsetAsync(dev_flag, 0, 2 * sizeof(int), stream)))
+		if ((err = cudaMemsetAsync(dev_flag, 0, sizeof(int), stream)))
 			return err;
 		find_nan<T><<<pass_blocks(n), SCAN_THREADS, 0, stream>>>(buf, n, dev_flag);
 		if ((err = cudaGetLastError()) ||
-			(err = cudaMemcpyAsync(pinned, dev_flag, sizeof(int), cudaMemcpyDeviceToHost,
-								   stream)) ||
-			(err = cudaStreamSynchronize(stream)))
+			(err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, (const T *) buf, alt, n, 0,
+												  (int) sizeof(T) * 8, stream)))
 			return err;
-		if (pinned[0])
-		{
-			/* the non-NaN values into alt (their count into dev_flag[1]),
-			 * the NaNs after them, both in input order; then sort the
-			 * former, in alt and buf */
-			if ((err = cub::DeviceSelect::If(temp, temp_bytes, buf, alt, dev_flag + 1, n,
-											 not_nan<T>(), stream)) ||
-				(err = cudaMemcpyAsync(pinned + 1, dev_flag + 1, sizeof(int),
-									   cudaMemcpyDeviceToHost, stream)) ||
-				(err = cudaStreamSynchronize(stream)))
-				return err;
-			sorted_n = pinned[1];
-			if ((err = cub::DeviceSelect::If(temp, temp_bytes, buf, alt + sorted_n,
-											 dev_flag + 1, n, is_nan<T>(), stream)))
-				return err;
-			keys = cub::DoubleBuffer<T>(alt, buf);
-		}
+		*result = alt;
+		return cudaMemcpyAsync(host_flag, dev_flag, sizeof(int), cudaMemcpyDeviceToHost, stream);
 	}
-	if (sorted_n > 1 &&
-		(err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, sorted_n, 0,
-											  (int) sizeof(T) * 8, stream)))
+	else
+	{
+		cub::DoubleBuffer<T> keys(buf, alt);
+
+		err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, n, 0, (int) sizeof(T) * 8,
+											 stream);
+		*result = keys.Current();
+		return err;
+	}
+}
+
+/*
+ * The sort of floats with NaNs, from buf as sort_on_device left it: the
+ * non-NaN values selected into alt (stably) and sorted, the NaNs selected
+ * after them in input order.  Waits on the stream once, for the count, which
+ * goes through dev_count and host_count as the flag did.
+ */
+template <typename T>
+inline cudaError_t
+sort_with_nans(T *buf, T *alt, int n, T **result, void *temp, size_t temp_bytes, int *dev_count,
+			   int *host_count, cudaStream_t stream)
+{
+	cudaError_t err;
+	int			m;
+
+	if ((err = cub::DeviceSelect::If(temp, temp_bytes, buf, alt, dev_count, n, not_nan<T>(),
+									 stream)) ||
+		(err = cudaMemcpyAsync(host_count, dev_count, sizeof(int), cudaMemcpyDeviceToHost,
+							   stream)) ||
+		(err = cudaStreamSynchronize(stream)))
+		return err;
+	m = *host_count;
+	if ((err = cub::DeviceSelect::If(temp, temp_bytes, buf, alt + m, dev_count, n, is_nan<T>(),
+									 stream)))
+		return err;
+
+	cub::DoubleBuffer<T> keys(alt, buf);
+
+	if (m > 1 &&
+		(err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, m, 0, (int) sizeof(T) * 8,
+											  stream)))
 		return err;
 	*result = keys.Current();
-	if (sorted_n < n && keys.Current() == buf)
-		return cudaMemcpyAsync(buf + sorted_n, alt + sorted_n, (n - sorted_n) * sizeof(T),
-							   cudaMemcpyDeviceToDevice, stream);
+	if (keys.Current() == buf)
+		return cudaMemcpyAsync(buf + m, alt + m, (n - m) * sizeof(T), cudaMemcpyDeviceToDevice,
+							   stream);
 	return cudaSuccess;
 }
 

@@ -6,7 +6,8 @@
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
-# any, name the steps to run (build always runs).
+# any, name the steps to run (build always runs); SUITES limits the
+# sanitizers to some suites of C tests (default: all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:${CUDA_HOME:-/usr/local/cuda}/bin
@@ -48,12 +49,12 @@ sanitize() {
 # suite of C tests, the suites side by side too: racecheck over all of them
 # in one process would take longer than the rest together.
 sanitize_all() {
-	local tools=() pids=() t0=$SECONDS
+	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort})
 	for t in memcheck racecheck initcheck synccheck; do
 		selected "$t" && tools+=("$t")
 	done
 	for t in "${tools[@]}"; do
-		for s in merge setops search sort; do
+		for s in "${suites[@]}"; do
 			if [ "$t" = memcheck ]; then
 				sanitize "$t" "$s" --leak-check full >"$log_dir/$t-$s.log" 2>&1 &
 			else
@@ -65,7 +66,7 @@ sanitize_all() {
 	local k=0
 	for t in "${tools[@]}"; do
 		local st=0
-		for s in merge setops search sort; do
+		for s in "${suites[@]}"; do
 			wait "${pids[$k]}" || st=1
 			k=$((k + 1))
 		done
