@@ -24,6 +24,14 @@ SELECT gpu_intersect('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS intersec
 SELECT gpu_intersect((SELECT array_agg(amount % 10 ORDER BY amount % 10) FROM orders WHERE shop = 1),
                      (SELECT array_agg(amount % 10 ORDER BY amount % 10) FROM orders WHERE shop = 2)) AS common;
 
+\echo '== sorting: any order in, PostgreSQL order out (stable: -0 and 0 keep their order)'
+SELECT gpu_sort('{3,NaN,-0,1,0,-Infinity}'::float8[]) AS sorted,
+       gpu_unique(gpu_sort('{3,1,3,2,1}'::int4[])) AS distinct_values;
+\echo '== aggregates: a column, or sorted arrays, into one sorted array'
+SELECT shop, gpu_sort_agg(amount) AS amounts FROM orders WHERE shop < 3 GROUP BY shop ORDER BY shop;
+SELECT gpu_merge_agg(a) AS all_shops
+FROM (SELECT array_agg(amount ORDER BY amount) AS a FROM orders WHERE shop < 3 GROUP BY shop) s;
+
 \echo '== unsorted input is refused, and the error says where'
 \set ON_ERROR_STOP 0
 SELECT gpu_merge('{1,5,3}'::int4[], '{2}'::int4[]);
