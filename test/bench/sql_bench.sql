@@ -13,16 +13,6 @@ SELECT n,
                                              FROM generate_series(1, n)) s) AS b
 FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
 
-CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE ms numeric;
-BEGIN
-  PERFORM set_config('mergepath.device', device, true);
-  ms := pg_temp.median_ms(query, reps);
-  PERFORM set_config('mergepath.device', 'auto', true);
-  RETURN ms;
-END $$;
-
 CREATE TEMP TABLE results AS
 SELECT n,
        pg_temp.median_ms(format('SELECT cardinality(a || b) FROM pairs WHERE n = %s', n), reps) AS floor_ms,

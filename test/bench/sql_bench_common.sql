@@ -21,3 +21,16 @@ BEGIN
   END LOOP;
   RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 2);
 END $$;
+
+-- the same with mergepath.device set to device for the query ('' leaves it)
+CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE ms numeric;
+BEGIN
+  IF device <> '' THEN
+    PERFORM set_config('mergepath.device', device, true);
+  END IF;
+  ms := pg_temp.median_ms(query, reps);
+  PERFORM set_config('mergepath.device', 'auto', true);
+  RETURN ms;
+END $$;

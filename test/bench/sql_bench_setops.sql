@@ -15,16 +15,9 @@ FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
 
 -- f over the pair of size n on a backend ('' for a plain query), in ms
 CREATE FUNCTION pg_temp.timed(device text, expr text, n int, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE ms numeric;
-BEGIN
-  IF device <> '' THEN
-    PERFORM set_config('mergepath.device', device, true);
-  END IF;
-  ms := pg_temp.median_ms(format('SELECT cardinality(%s) FROM sets WHERE n = %s', expr, n), reps);
-  PERFORM set_config('mergepath.device', 'auto', true);
-  RETURN ms;
-END $$;
+LANGUAGE sql AS $$
+  SELECT pg_temp.on_backend(device, format('SELECT cardinality(%s) FROM sets WHERE n = %s', expr, n), reps)
+$$;
 
 CREATE TEMP TABLE results AS
 SELECT n,

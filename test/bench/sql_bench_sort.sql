@@ -14,25 +14,13 @@ CREATE TEMP TABLE sort_arrays AS
 SELECT n, ARRAY(SELECT (random() * 2e9 - 1e9)::int4 FROM generate_series(1, n)) AS a
 FROM unnest(string_to_array(:'sizes', ',')::int[]) AS n;
 
-CREATE FUNCTION pg_temp.timed(device text, query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
-DECLARE ms numeric;
-BEGIN
-  IF device <> '' THEN
-    PERFORM set_config('mergepath.device', device, true);
-  END IF;
-  ms := pg_temp.median_ms(query, reps);
-  PERFORM set_config('mergepath.device', 'auto', true);
-  RETURN ms;
-END $$;
-
 CREATE TEMP TABLE sort_results AS
 SELECT n,
-       pg_temp.timed('cpu', format('SELECT cardinality(gpu_sort(a)) FROM sort_arrays WHERE n = %s', n), reps) AS cpu,
+       pg_temp.on_backend('cpu', format('SELECT cardinality(gpu_sort(a)) FROM sort_arrays WHERE n = %s', n), reps) AS cpu,
        CASE WHEN :'gpu' = 'on'
-            THEN pg_temp.timed('gpu', format('SELECT cardinality(gpu_sort(a)) FROM sort_arrays WHERE n = %s', n), reps) END AS gpu,
-       pg_temp.timed('', format('SELECT cardinality(sort(a)) FROM sort_arrays WHERE n = %s', n), reps) AS intarray,
-       pg_temp.timed('', format('SELECT cardinality((SELECT array_agg(x ORDER BY x) FROM unnest(a) x)) FROM sort_arrays WHERE n = %s', n), reps)
+            THEN pg_temp.on_backend('gpu', format('SELECT cardinality(gpu_sort(a)) FROM sort_arrays WHERE n = %s', n), reps) END AS gpu,
+       pg_temp.on_backend('', format('SELECT cardinality(sort(a)) FROM sort_arrays WHERE n = %s', n), reps) AS intarray,
+       pg_temp.on_backend('', format('SELECT cardinality((SELECT array_agg(x ORDER BY x) FROM unnest(a) x)) FROM sort_arrays WHERE n = %s', n), reps)
          AS array_agg
 FROM (SELECT n, CASE WHEN n >= 10000000 THEN 3 ELSE 5 END AS reps FROM sort_arrays) s
 ORDER BY n;
@@ -66,15 +54,15 @@ BEGIN
       PERFORM set_config('parallel_setup_cost', '0', false);
       PERFORM set_config('min_parallel_table_scan_size', '0', false);
       q := 'SELECT cardinality(gpu_sort_agg(k)) FROM sort_agg_rows';
-      INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg cpu', pg_temp.timed('cpu', q, reps));
+      INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg cpu', pg_temp.on_backend('cpu', q, reps));
       IF (SELECT gpu FROM agg_params) THEN
-        INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg gpu', pg_temp.timed('gpu', q, reps));
+        INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg gpu', pg_temp.on_backend('gpu', q, reps));
       END IF;
       IF w = 0 THEN
         INSERT INTO agg_results VALUES (nrows, w, 'array_agg(k ORDER BY k)',
-          pg_temp.timed('', 'SELECT cardinality(array_agg(k ORDER BY k)) FROM sort_agg_rows', reps));
+          pg_temp.on_backend('', 'SELECT cardinality(array_agg(k ORDER BY k)) FROM sort_agg_rows', reps));
         INSERT INTO agg_results VALUES (nrows, w, 'array_agg(k)',
-          pg_temp.timed('', 'SELECT cardinality(array_agg(k)) FROM sort_agg_rows', reps));
+          pg_temp.on_backend('', 'SELECT cardinality(array_agg(k)) FROM sort_agg_rows', reps));
       END IF;
     END LOOP;
   END LOOP;
