@@ -85,17 +85,21 @@ mp_lt_int8(int64_t x, int64_t y)
 	return x < y;
 }
 
-/* x < y already holds -0 = +0; a NaN is only greater than every non-NaN */
+/*
+ * x is below y when y is not at or below x natively (true as well when
+ * either is a NaN; the native order already holds -0 = +0), unless x is a
+ * NaN.  Two comparisons: a NaN is only greater than every non-NaN.
+ */
 MP_HD bool
 mp_lt_float4(float x, float y)
 {
-	return (x < y) | ((y != y) & (x == x));
+	return !(y <= x) & (x == x);
 }
 
 MP_HD bool
 mp_lt_float8(double x, double y)
 {
-	return (x < y) | ((y != y) & (x == x));
+	return !(y <= x) & (x == x);
 }
 
 #endif							/* MP_ORDER_H */
