@@ -83,6 +83,17 @@ mp_status	stage_in(const host_to_device *copies, int ncopies, mp_poll_fn poll,
 mp_status	stage_out(void *host, const void *dev, size_t bytes, mp_poll_fn poll,
 					  mp_gpu_timing *timing);
 
+/* stage_in of two host arrays to the pool's offsets at_x and at_y. */
+template <typename T>
+mp_status
+upload_pair(char *pool, size_t at_x, const T *x, int64_t nx, size_t at_y, const T *y,
+			int64_t ny, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	host_to_device in[2] = {{pool + at_x, x, nx * sizeof(T)}, {pool + at_y, y, ny * sizeof(T)}};
+
+	return stage_in(in, 2, poll, timing);
+}
+
 double		clock_ms();
 
 /*
@@ -117,6 +128,20 @@ run_kernels(Launch &&launch, void *dev_status, size_t bytes, mp_gpu_timing *timi
 }
 
 }								/* namespace mp */
+
+/* Calls fn<T>(args...) for the element type. */
+#define MP_BY_TYPE(fn, type, ...) \
+	switch (type) \
+	{ \
+		case MP_INT4: \
+			return fn<int32_t>(__VA_ARGS__); \
+		case MP_INT8: \
+			return fn<int64_t>(__VA_ARGS__); \
+		case MP_FLOAT4: \
+			return fn<float>(__VA_ARGS__); \
+		case MP_FLOAT8: \
+			return fn<double>(__VA_ARGS__); \
+	}
 
 /* Checks a CUDA call inside a function returning mp_status. */
 #define MP_CUDA(call) \

@@ -12,8 +12,8 @@ namespace
 
 template <typename T>
 mp_status
-merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
-			bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
+merge_as(const void *a, int64_t na, const void *b, int64_t nb, void *out,
+		 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	cudaStream_t stream = gpu_stream();
 	int			*flag_host = (int *) gpu_pinned_scratch();
@@ -32,9 +32,9 @@ merge_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 	T		   *d_b = (T *) (pool + at_b);
 	T		   *d_out = (T *) (pool + at_out);
 	int			*d_flag = (int *) (pool + at_flag);
-	host_to_device in[2] = {{d_a, a, na * sizeof(T)}, {d_b, b, nb * sizeof(T)}};
 
-	if (mp_status st = stage_in(in, 2, poll, timing))
+	if (mp_status st = upload_pair(pool, at_a, (const T *) a, na, at_b, (const T *) b, nb, poll,
+								   timing))
 		return st;
 
 	cudaError_t err = run_kernels([&] {
@@ -59,20 +59,6 @@ mp_gpu_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 	*timing = mp_gpu_timing();
 	if (mp_status st = mp_gpu_init())
 		return st;
-	switch (type)
-	{
-		case MP_INT4:
-			return merge_typed((const int32_t *) a, na, (const int32_t *) b, nb,
-							   (int32_t *) out, check_sorted, poll, timing);
-		case MP_INT8:
-			return merge_typed((const int64_t *) a, na, (const int64_t *) b, nb,
-							   (int64_t *) out, check_sorted, poll, timing);
-		case MP_FLOAT4:
-			return merge_typed((const float *) a, na, (const float *) b, nb,
-							   (float *) out, check_sorted, poll, timing);
-		case MP_FLOAT8:
-			return merge_typed((const double *) a, na, (const double *) b, nb,
-							   (double *) out, check_sorted, poll, timing);
-	}
+	MP_BY_TYPE(merge_as, type, a, na, b, nb, out, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;
 }

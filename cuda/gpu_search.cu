@@ -30,17 +30,6 @@ refuse_large(int64_t n1, int64_t n2)
 	return MP_OK;
 }
 
-/* Device copies of two host arrays at the pool's offsets at_x and at_y. */
-template <typename T>
-mp_status
-upload_pair(char *pool, size_t at_x, const T *x, int64_t nx, size_t at_y, const T *y,
-			int64_t ny, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	host_to_device in[2] = {{pool + at_x, x, nx * sizeof(T)}, {pool + at_y, y, ny * sizeof(T)}};
-
-	return stage_in(in, 2, poll, timing);
-}
-
 template <typename T>
 mp_status
 search_typed(mp_search kind, const T *hay, int64_t nh, const T *needles, int64_t nn,
@@ -260,20 +249,6 @@ join_typed(const T *a, int64_t na, const T *b, int64_t nb, int64_t max_pairs, in
 				 (const int32_t *) (pool + at_b_pos), *npairs, true};
 	return MP_OK;
 }
-
-/* Calls fn<T>(args...) for the element type. */
-#define MP_BY_TYPE(fn, type, ...) \
-	switch (type) \
-	{ \
-		case MP_INT4: \
-			return fn<int32_t>(__VA_ARGS__); \
-		case MP_INT8: \
-			return fn<int64_t>(__VA_ARGS__); \
-		case MP_FLOAT4: \
-			return fn<float>(__VA_ARGS__); \
-		case MP_FLOAT8: \
-			return fn<double>(__VA_ARGS__); \
-	}
 
 template <typename T>
 mp_status

@@ -51,9 +51,8 @@ setop_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t *nou
 	T		   *d_b = (T *) (pool + at_b);
 	T		   *d_out = (T *) (pool + at_out);
 	setop_status *d_status = (setop_status *) (pool + at_status);
-	host_to_device in[2] = {{d_a, a, na * sizeof(T)}, {d_b, b, nb * sizeof(T)}};
 
-	if (mp_status st = stage_in(in, 2, poll, timing))
+	if (mp_status st = upload_pair(pool, at_a, a, na, at_b, b, nb, poll, timing))
 		return st;
 
 	cudaError_t err = run_kernels([&] {
@@ -105,16 +104,6 @@ mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b
 	*nout = 0;
 	if (mp_status st = mp_gpu_init())
 		return st;
-	switch (type)
-	{
-		case MP_INT4:
-			return setop_as<int32_t>(op, a, na, b, nb, out, nout, check_sorted, poll, timing);
-		case MP_INT8:
-			return setop_as<int64_t>(op, a, na, b, nb, out, nout, check_sorted, poll, timing);
-		case MP_FLOAT4:
-			return setop_as<float>(op, a, na, b, nb, out, nout, check_sorted, poll, timing);
-		case MP_FLOAT8:
-			return setop_as<double>(op, a, na, b, nb, out, nout, check_sorted, poll, timing);
-	}
+	MP_BY_TYPE(setop_as, type, op, a, na, b, nb, out, nout, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;
 }

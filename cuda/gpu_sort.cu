@@ -112,20 +112,6 @@ unique_typed(const T *x, int64_t n, T *out, int64_t *nout, bool check_sorted, mp
 	return stage_out(out, pool + at_out, *nout * sizeof(T), poll, timing);
 }
 
-/* Calls fn<T>(args...) for the element type. */
-#define MP_BY_TYPE(fn, type, ...) \
-	switch (type) \
-	{ \
-		case MP_INT4: \
-			return fn<int32_t>(__VA_ARGS__); \
-		case MP_INT8: \
-			return fn<int64_t>(__VA_ARGS__); \
-		case MP_FLOAT4: \
-			return fn<float>(__VA_ARGS__); \
-		case MP_FLOAT8: \
-			return fn<double>(__VA_ARGS__); \
-	}
-
 template <typename T>
 mp_status
 sort_as(const void *in, int64_t n, void *out, mp_poll_fn poll, mp_gpu_timing *timing)
