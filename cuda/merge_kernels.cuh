@@ -47,6 +47,76 @@ struct merge_shape
 };
 
 /*
+ * Programmatic dependent launch, on sm_90 and up: a tile kernel started with
+ * launch_after_partition is scheduled while the partition kernel before it
+ * still runs (the partition lets it in at once) and waits in
+ * grid_dependency_wait until the splits are written, so the second launch's
+ * latency hides behind the first kernel.  Elsewhere the wait is a no-op and
+ * the launch an ordinary one.
+ */
+__device__ __forceinline__ void
+grid_dependency_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void
+grid_dependents_launch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Building with MP_DEPENDENT_LAUNCH=0 turns them off, for comparison. */
+#ifndef MP_DEPENDENT_LAUNCH
+#define MP_DEPENDENT_LAUNCH 1
+#endif
+
+/* Whether the current device takes programmatic dependent launches. */
+inline bool
+dependent_launch_supported()
+{
+	static int	major = MP_DEPENDENT_LAUNCH ? -1 : 0;
+
+	if (major < 0)
+	{
+		int			dev = 0;
+
+		if (cudaGetDevice(&dev) != cudaSuccess ||
+			cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			major = 0;
+		}
+	}
+	return major >= 9;
+}
+
+template <typename... Params, typename... Args>
+inline cudaError_t
+launch_after_partition(void (*kernel)(Params...), int64_t grid, int block, cudaStream_t stream,
+					   Args... args)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr = {};
+
+	cfg.gridDim = dim3((unsigned) grid);
+	cfg.blockDim = dim3((unsigned) block);
+	cfg.stream = stream;
+	attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+	attr.val.programmaticStreamSerializationAllowed = 1;
+	if (dependent_launch_supported())
+	{
+		cfg.attrs = &attr;
+		cfg.numAttrs = 1;
+	}
+	return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/*
  * Number of A elements among the first diag outputs of the stable merge,
  * known to lie in [lo, hi].
  */
@@ -133,6 +203,7 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	int64_t		p,
 				split;
 
+	grid_dependents_launch();
 	if (merge_partition_split<T, NT * VT>(a, na, b, nb, num_parts, bracketed, &p, &split))
 		parts[p] = split;
 }
@@ -260,6 +331,8 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
 	__shared__ T s[NV + 1];
 
+	grid_dependency_wait();
+
 	const int64_t tile = blockIdx.x;
 	const int64_t d0 = tile * NV;
 	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
@@ -304,11 +377,6 @@ merge_parts_bytes(int64_t na, int64_t nb)
 	return (size_t) (merge_num_tiles<T, NT, VT>(na, nb) + 1) * sizeof(int64_t);
 }
 
-/*
- * out[0..na+nb) = stable merge of a and b.  unsorted may be null (no check);
- * otherwise *unsorted must be zero on entry and is set to 1 when an input is
- * not ascending.
- */
 /* Phase 1 alone: the split of every tile boundary into parts. */
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline cudaError_t
@@ -322,6 +390,11 @@ merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_
 	return cudaGetLastError();
 }
 
+/*
+ * out[0..na+nb) = stable merge of a and b.  unsorted may be null (no check);
+ * otherwise *unsorted must be zero on entry and is set to 1 when an input is
+ * not ascending.
+ */
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT,
 		  int MINB = merge_shape<T>::MINB>
 inline cudaError_t
@@ -334,9 +407,8 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 		return cudaSuccess;
 	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
-	merge_tile<T, NT, VT, MINB><<<(unsigned) tiles, NT, 0, stream>>>
-		(a, na, b, nb, parts, out, unsorted);
-	return cudaGetLastError();
+	return launch_after_partition(merge_tile<T, NT, VT, MINB>, tiles, NT, stream,
+								  a, na, b, nb, (const int64_t *) parts, out, unsorted);
 }
 
 }								/* namespace mp */

@@ -218,6 +218,8 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 				  "results fit where the keys were");
 	__shared__ T s[NV + 1];
 
+	grid_dependency_wait();
+
 	const int64_t tile = blockIdx.x;
 	const int64_t d0 = tile * NV;
 	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
@@ -420,9 +422,8 @@ search_on_device(const T *hay, int64_t nh, const T *needles, int64_t nn,
 
 	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
-	search_tile<T, NT, VT, MINB, !UPPER, OUT><<<(unsigned) tiles, NT, 0, stream>>>
-		(a, na, b, nb, parts, out, base, unsorted);
-	return cudaGetLastError();
+	return launch_after_partition(search_tile<T, NT, VT, MINB, !UPPER, OUT>, tiles, NT, stream,
+								  a, na, b, nb, (const int64_t *) parts, out, base, unsorted);
 }
 
 /*
