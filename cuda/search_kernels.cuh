@@ -16,11 +16,13 @@
  *   shared memory to coalesced stores.  Every element is read once.
  * - search_sparse, for a haystack many times larger than the needles, where
  *   a merge would read the whole haystack to place few needles: one thread
- *   a needle, a binary search bracketed by its warp (the warp finds the
- *   bounds of its first and last needles together, 16 probes a step for
- *   each, and every lane then searches between those).  Only with the check off: checking reads
- *   the whole haystack, and then the merge is faster.  (The kernel can
- *   check, coalesced, for the benchmarks' comparison.)
+ *   a needle, its search narrowed by its block first (a warp brackets the
+ *   bounds of the block's first and last needles together, 16 probes a
+ *   step for each, then a probe a thread splits that range), so that few
+ *   memory sectors and dependent loads are left to each thread.  Only with
+ *   the check off: checking reads the whole haystack, and then the merge is
+ *   faster.  (The kernel can check, coalesced, for the benchmarks'
+ *   comparison.)
  *
  * What a needle's result is (search_out): its rank; its rank less a base
  * value (an upper bound less the lower bound gives a count); or a flag for
@@ -251,54 +253,87 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 														  out, base, unsorted, s);
 }
 
-/* Number of hay[lo..hi) elements before key (< key, or <= key when UPPER). */
+/*
+ * The sparse path's shape: SPARSE_NT needles a block; a search ends by
+ * comparing sparse_scan<T> elements (64 bytes) at once, independent loads in
+ * one memory round trip, instead of the last levels of a binary search; the
+ * block's bracket stops at SPARSE_BRACKET elements a key.
+ */
+constexpr int SPARSE_NT = 256;
+constexpr int SPARSE_BRACKET = 512;
+
+template <typename T>
+__host__ __device__ constexpr int
+sparse_scan()
+{
+	return 64 / (int) sizeof(T);
+}
+
+/* Whether haystack element h comes before key in a lower (upper) bound. */
+template <typename T, bool UPPER>
+__device__ __forceinline__ bool
+hay_before(T h, T key)
+{
+	return UPPER ? !order<T>::lt(key, h) : order<T>::lt(h, key);
+}
+
+/*
+ * Number of hay[lo..hi) elements before key: binary steps down to
+ * sparse_scan<T>() elements, then those compared together.  On unsorted
+ * input the result is still in [lo, hi].
+ */
 template <typename T, bool UPPER>
 __device__ __forceinline__ int64_t
 bound_between(const T *__restrict__ hay, T key, int64_t lo, int64_t hi)
 {
-	while (lo < hi)
+	constexpr int SCAN = sparse_scan<T>();
+
+	while (hi - lo > SCAN)
 	{
 		int64_t		mid = (lo + hi) >> 1;
-		bool		before = UPPER ? !order<T>::lt(key, hay[mid]) : order<T>::lt(hay[mid], key);
 
-		if (before)
+		if (hay_before<T, UPPER>(hay[mid], key))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+
+	int			c = 0;
+
+#pragma unroll
+	for (int i = 0; i < SCAN; i++)
+		c += lo + i < hi && hay_before<T, UPPER>(hay[lo + i], key);
+	return lo + c;
 }
 
 /*
- * Bounds of two keys, by the whole warp: lanes 0-15 search for key0, lanes
- * 16-31 for key1, each half cutting its interval into 17 with 16 probes a
- * step, so that a search of n elements takes log17(n) dependent loads
- * instead of log2(n).  Every lane gets its half's result.
+ * Brackets of two keys' bounds, by one warp: lanes 0-15 work on key0,
+ * lanes 16-31 on key1, each half cutting its interval into 17 with 16
+ * probes a step (log17(n) dependent loads instead of log2(n)) until it is
+ * at most SPARSE_BRACKET long.  Lane 0 gets [lo, hi] holding key0's bound,
+ * lane 16 key1's.
  */
 template <typename T, bool UPPER>
-__device__ __forceinline__ int64_t
-warp_bound_pair(const T *__restrict__ hay, int64_t nh, T key0, T key1)
+__device__ __forceinline__ void
+warp_bracket_pair(const T *__restrict__ hay, int64_t nh, T key0, T key1,
+				  int64_t &lo, int64_t &hi)
 {
 	const int	lane = threadIdx.x % 32;
 	const int	half = lane / 16;
 	const int	l = lane % 16;
 	const T		key = half ? key1 : key0;
-	int64_t		lo = 0,
-				hi = nh;
 
-	auto		before = [&](int64_t p) {
-		return UPPER ? !order<T>::lt(key, hay[p]) : order<T>::lt(hay[p], key);
-	};
-
+	lo = 0;
+	hi = nh;
 	for (;;)
 	{
-		const bool	active = hi - lo > 16;
+		const bool	active = hi - lo > SPARSE_BRACKET;
 
 		if (!__ballot_sync(0xFFFFFFFFu, active))
 			break;
 
 		int64_t		p = lo + (hi - lo) * (l + 1) / 17;
-		unsigned	b = __ballot_sync(0xFFFFFFFFu, active && before(p));
+		unsigned	b = __ballot_sync(0xFFFFFFFFu, active && hay_before<T, UPPER>(hay[p], key));
 		int			c = __popc((b >> (half * 16)) & 0xFFFFu);
 		int64_t		p_below = __shfl_sync(0xFFFFFFFFu, p, half * 16 + (c > 0 ? c - 1 : 0));
 		int64_t		p_above = __shfl_sync(0xFFFFFFFFu, p, half * 16 + (c < 16 ? c : 15));
@@ -309,25 +344,33 @@ warp_bound_pair(const T *__restrict__ hay, int64_t nh, T key0, T key1)
 			hi = c < 16 ? p_above : hi;
 		}
 	}
-	unsigned	b = __ballot_sync(0xFFFFFFFFu, lo + l < hi && before(lo + l));
-
-	return lo + __popc((b >> (half * 16)) & 0xFFFFu);
 }
 
+/*
+ * One thread a needle, SPARSE_NT needles a block.  What a search costs here
+ * is the number of distinct 32-byte sectors it fetches, so the work is
+ * shared where it can be: warp 0 brackets the bounds of the block's first
+ * and last needles; one probe per thread across that range, into shared
+ * memory, gives every thread the (SPARSE_NT + 1)th of it that holds its
+ * needle's bound (a search in shared memory); the thread finishes alone.
+ * At 1M needles in 100M that is about six sectors a needle.
+ */
 template <typename T, bool UPPER, int OUT>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(SPARSE_NT)
 search_sparse(const T *__restrict__ hay, int64_t nh, const T *__restrict__ needles, int64_t nn,
 			  typename search_out_type<OUT>::type *out, const int32_t *base,
 			  int *__restrict__ unsorted)
 {
-	const int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
-	const int	lane = threadIdx.x % 32;
-	const int64_t first = j - lane;
+	__shared__ T probes[SPARSE_NT];
+	__shared__ int64_t range[2];
+	const int	tid = threadIdx.x;
+	const int64_t first = (int64_t) blockIdx.x * SPARSE_NT;
+	const int64_t j = first + tid;
 
 	if (unsorted != nullptr)
 	{
 		/* the check reads every element once, grid-strided and coalesced */
-		const int64_t stride = (int64_t) gridDim.x * blockDim.x;
+		const int64_t stride = (int64_t) gridDim.x * SPARSE_NT;
 		bool		bad = j < nn && j > 0 && order<T>::lt(needles[j], needles[j - 1]);
 
 		for (int64_t k = j + 1; k < nh; k += stride)
@@ -338,22 +381,57 @@ search_sparse(const T *__restrict__ hay, int64_t nh, const T *__restrict__ needl
 	if (first >= nn)
 		return;
 
-	/* the warp's bracket: its first and last needles' bounds */
-	const int64_t last = first + 31 < nn ? first + 31 : nn - 1;
-	const int64_t bound = warp_bound_pair<T, UPPER>(hay, nh, needles[first], needles[last]);
-	int64_t		lo = __shfl_sync(0xFFFFFFFFu, bound, 0);
-	int64_t		hi = __shfl_sync(0xFFFFFFFFu, bound, 16);
+	/* the block's range: from its first needle's bracket to its last one's */
+	const int64_t last = first + SPARSE_NT - 1 < nn ? first + SPARSE_NT - 1 : nn - 1;
+	const T		key = needles[j < nn ? j : last];
 
-	if (j >= nn)
-		return;
+	if (tid < 32)
+	{
+		int64_t		lo,
+					hi;
+
+		warp_bracket_pair<T, UPPER>(hay, nh, needles[first], needles[last], lo, hi);
+		if (tid == 0)
+			range[0] = lo;
+		if (tid == 16)
+			range[1] = hi;
+	}
+	__syncthreads();
+
+	int64_t		lo = range[0],
+				hi = range[1];
+
 	if (hi < lo)
 	{
-		/* unsorted needles: search everything */
+		/* unsorted input: search everything */
 		lo = 0;
 		hi = nh;
 	}
 
-	T			key = needles[j];
+	/* a probe a thread cuts the range into SPARSE_NT + 1 pieces */
+	if (hi - lo > SPARSE_BRACKET)
+	{
+		const int64_t span = hi - lo;
+
+		probes[tid] = hay[lo + span * (tid + 1) / (SPARSE_NT + 1)];
+		__syncthreads();
+
+		/* probes[0..c) come before the key */
+		int			c = 0;
+
+#pragma unroll
+		for (int step = SPARSE_NT; step > 0; step /= 2)
+			if (c + step <= SPARSE_NT && hay_before<T, UPPER>(probes[c + step - 1], key))
+				c += step;
+
+		const int64_t base_lo = lo;
+
+		lo = c > 0 ? base_lo + span * c / (SPARSE_NT + 1) + 1 : base_lo;
+		hi = c < SPARSE_NT ? base_lo + span * (c + 1) / (SPARSE_NT + 1) : hi;
+	}
+	if (j >= nn)
+		return;
+
 	int64_t		k = bound_between<T, UPPER>(hay, key, lo, hi);
 
 	if (OUT == OUT_FOUND || OUT == OUT_MISSING)
@@ -404,11 +482,11 @@ search_on_device(const T *hay, int64_t nh, const T *needles, int64_t nn,
 		sparse = search_is_sparse(nh, nn, unsorted != nullptr);
 	if (sparse)
 	{
-		int64_t		blocks = (nn + 255) / 256;
+		int64_t		blocks = (nn + SPARSE_NT - 1) / SPARSE_NT;
 
 		if (unsorted != nullptr && blocks < 1024)
 			blocks = 1024;		/* enough threads to check the haystack */
-		search_sparse<T, UPPER, OUT><<<(unsigned) blocks, 256, 0, stream>>>
+		search_sparse<T, UPPER, OUT><<<(unsigned) blocks, SPARSE_NT, 0, stream>>>
 			(hay, nh, needles, nn, out, base, unsorted);
 		return cudaGetLastError();
 	}
