@@ -5,11 +5,16 @@
 --      (array_agg(k ORDER BY k), with the row ids in the same order), the
 --      positions it returns mapped back to the rows, on each backend.
 -- Every query returns the number of joined rows and a checksum of the
--- pairs' ids, which must agree.  Times: median of 3 runs after a warm-up,
--- end to end in the server (gathering the arrays included), one backend
--- process, no parallel workers, work_mem large enough that nothing spills.
+-- pairs' ids, which must agree.  Times: median of reps runs (default 3)
+-- after the run that gives the checksum, end to end in the server
+-- (gathering the arrays included), one backend process, no parallel
+-- workers, work_mem large enough that nothing spills.
 -- Variables: rows (comma-separated), dup (copies of each key a side, 1 for
--- unique keys), gpu (on/off).
+-- unique keys), gpu (on/off), reps.
+\if :{?reps}
+\else
+\set reps 3
+\endif
 \ir sql_bench_common.sql
 SET work_mem = '4GB';
 
@@ -29,7 +34,7 @@ END $$;
 
 CREATE TEMP TABLE results (rows int8, dup int, method text, ms numeric, pairs int8, checksum numeric);
 
-CREATE FUNCTION pg_temp.run(n int8, dup int, gpu bool) RETURNS void
+CREATE FUNCTION pg_temp.run(n int8, dup int, gpu bool, reps int) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
   native text := 'SELECT count(*), sum(t1.id + t2.id) FROM mj1 t1 JOIN mj2 t2 ON t1.k = t2.k';
@@ -54,31 +59,31 @@ BEGIN
   SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_mergejoin = on;
   node := pg_temp.join_node(native);
   EXECUTE native INTO c, s;
-  INSERT INTO results VALUES (n, dup, 'PostgreSQL ' || node, pg_temp.median_ms(native, 3), c, s);
+  INSERT INTO results VALUES (n, dup, 'PostgreSQL ' || node, pg_temp.median_ms(native, reps, false), c, s);
   SET enable_hashjoin = on; SET enable_mergejoin = off;
   node := pg_temp.join_node(native);
   EXECUTE native INTO c, s;
-  INSERT INTO results VALUES (n, dup, 'PostgreSQL ' || node, pg_temp.median_ms(native, 3), c, s);
+  INSERT INTO results VALUES (n, dup, 'PostgreSQL ' || node, pg_temp.median_ms(native, reps, false), c, s);
   RESET enable_hashjoin; RESET enable_nestloop; RESET enable_mergejoin;
 
   -- what the function-based join pays before it starts: sorting both tables
   -- into arrays (its pairs and checksum are not comparable)
-  INSERT INTO results VALUES (n, dup, 'the arrays alone', pg_temp.median_ms(arrays, 3), NULL, NULL);
+  INSERT INTO results VALUES (n, dup, 'the arrays alone', pg_temp.median_ms(arrays, reps), NULL, NULL);
 
   SET mergepath.device = cpu;
   EXECUTE by_function INTO c, s;
-  INSERT INTO results VALUES (n, dup, 'gpu_join, cpu backend', pg_temp.median_ms(by_function, 3), c, s);
+  INSERT INTO results VALUES (n, dup, 'gpu_join, cpu backend', pg_temp.median_ms(by_function, reps, false), c, s);
   IF gpu THEN
     SET mergepath.device = gpu;
     EXECUTE by_function INTO c, s;
-    INSERT INTO results VALUES (n, dup, 'gpu_join, gpu backend', pg_temp.median_ms(by_function, 3), c, s);
+    INSERT INTO results VALUES (n, dup, 'gpu_join, gpu backend', pg_temp.median_ms(by_function, reps, false), c, s);
   END IF;
   RESET mergepath.device;
   DROP TABLE mj1, mj2;
 END $$;
 
 \o /dev/null
-SELECT pg_temp.run(r::int8, :dup, :'gpu' = 'on')
+SELECT pg_temp.run(r::int8, :dup, :'gpu' = 'on', :reps)
 FROM unnest(string_to_array(:'rows', ',')) r;
 \o
 

@@ -6,14 +6,17 @@ CREATE EXTENSION IF NOT EXISTS mergepath;
 CREATE EXTENSION IF NOT EXISTS intarray;
 SET max_parallel_workers_per_gather = 0;
 
--- median of reps runs of a query, in ms, after one warm-up run
-CREATE FUNCTION pg_temp.median_ms(query text, reps int) RETURNS numeric
+-- median of reps runs of a query, in ms, after one warm-up run (unless the
+-- caller has just run it)
+CREATE FUNCTION pg_temp.median_ms(query text, reps int, warm_up bool DEFAULT true) RETURNS numeric
 LANGUAGE plpgsql AS $$
 DECLARE
   t0 timestamptz;
   times float8[] := '{}';
 BEGIN
-  EXECUTE query;
+  IF warm_up THEN
+    EXECUTE query;
+  END IF;
   FOR i IN 1..reps LOOP
     t0 := clock_timestamp();
     EXECUTE query;
