@@ -321,6 +321,41 @@ merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int
 	}
 }
 
+/*
+ * A tile's share of a merge: outputs [d0, d1), A elements [a0, a1), B
+ * elements [b0, b1), read from the partition once it is written (see
+ * launch_after_partition).  Splits go backwards only on unsorted input, and
+ * then the windows do not fit the tile.
+ */
+struct tile_span
+{
+	int64_t		d0,
+				d1,
+				a0,
+				a1,
+				b0,
+				b1;
+
+	__device__ bool backwards() const { return a1 < a0 || b1 < b0; }
+};
+
+template <int NV>
+__device__ __forceinline__ tile_span
+tile_span_after_partition(const int64_t *__restrict__ parts, int64_t total)
+{
+	const int64_t tile = blockIdx.x;
+	tile_span	t;
+
+	grid_dependency_wait();
+	t.d0 = tile * NV;
+	t.d1 = t.d0 + NV < total ? t.d0 + NV : total;
+	t.a0 = parts[tile];
+	t.a1 = parts[tile + 1];
+	t.b0 = t.d0 - t.a0;
+	t.b1 = t.d1 - t.a1;
+	return t;
+}
+
 template <typename T, int NT, int VT, int MINB>
 __global__ void __launch_bounds__(NT, MINB)
 merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
@@ -331,32 +366,24 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
 	__shared__ T s[NV + 1];
 
-	grid_dependency_wait();
+	const tile_span t = tile_span_after_partition<NV>(parts, na + nb);
 
-	const int64_t tile = blockIdx.x;
-	const int64_t d0 = tile * NV;
-	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
-	const int64_t a0 = parts[tile];
-	const int64_t a1 = parts[tile + 1];
-	const int64_t b0 = d0 - a0;
-	const int64_t b1 = d1 - a1;
-
-	if (a1 < a0 || b1 < b0)
+	if (t.backwards())
 	{
-		/* splits go backwards only on unsorted input, and then the windows
-		 * do not fit the tile: flag it, and leave no unwritten output for
-		 * the case where checking is off and the result is unspecified */
+		/* unsorted input: flag it, and leave no unwritten output for the
+		 * case where checking is off and the result is unspecified */
 		if (unsorted != nullptr && threadIdx.x == 0)
 			*unsorted = 1;
-		for (int64_t i = d0 + threadIdx.x; i < d1; i += NT)
+		for (int64_t i = t.d0 + threadIdx.x; i < t.d1; i += NT)
 			out[i] = T();
 		return;
 	}
-	if (d1 - d0 == NV)
-		merge_one_tile<T, NT, VT, true>(a, b, a0, b0, d0, (int) (a1 - a0), NV, out, unsorted, s);
+	if (t.d1 - t.d0 == NV)
+		merge_one_tile<T, NT, VT, true>(a, b, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0), NV, out,
+										unsorted, s);
 	else
-		merge_one_tile<T, NT, VT, false>(a, b, a0, b0, d0, (int) (a1 - a0), (int) (d1 - d0),
-										 out, unsorted, s);
+		merge_one_tile<T, NT, VT, false>(a, b, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0),
+										 (int) (t.d1 - t.d0), out, unsorted, s);
 }
 
 /* Tile boundaries from which the partition searches in two levels. */

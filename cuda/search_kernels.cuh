@@ -220,17 +220,9 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 				  "results fit where the keys were");
 	__shared__ T s[NV + 1];
 
-	grid_dependency_wait();
+	const tile_span t = tile_span_after_partition<NV>(parts, na + nb);
 
-	const int64_t tile = blockIdx.x;
-	const int64_t d0 = tile * NV;
-	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
-	const int64_t a0 = parts[tile];
-	const int64_t a1 = parts[tile + 1];
-	const int64_t b0 = d0 - a0;
-	const int64_t b1 = d1 - a1;
-
-	if (a1 < a0 || b1 < b0)
+	if (t.backwards())
 	{
 		/* only on unsorted input (see merge_tile) */
 		if (unsorted != nullptr && threadIdx.x == 0)
@@ -240,17 +232,17 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 
 	/* membership takes lower bounds: the haystack is b */
 	constexpr bool MEMBERSHIP = OUT == OUT_FOUND || OUT == OUT_MISSING;
-	const bool	has_next = MEMBERSHIP && b1 < nb;
-	const T		next_hay = has_next ? b[b1] : T();
+	const bool	has_next = MEMBERSHIP && t.b1 < nb;
+	const T		next_hay = has_next ? b[t.b1] : T();
 
-	if (d1 - d0 == NV)
-		search_one_tile<T, NT, VT, NEEDLES_A, OUT, true>(a, b, a0, b0, (int) (a1 - a0), NV,
-														 has_next, next_hay, out, base,
+	if (t.d1 - t.d0 == NV)
+		search_one_tile<T, NT, VT, NEEDLES_A, OUT, true>(a, b, t.a0, t.b0, (int) (t.a1 - t.a0),
+														 NV, has_next, next_hay, out, base,
 														 unsorted, s);
 	else
-		search_one_tile<T, NT, VT, NEEDLES_A, OUT, false>(a, b, a0, b0, (int) (a1 - a0),
-														  (int) (d1 - d0), has_next, next_hay,
-														  out, base, unsorted, s);
+		search_one_tile<T, NT, VT, NEEDLES_A, OUT, false>(a, b, t.a0, t.b0, (int) (t.a1 - t.a0),
+														  (int) (t.d1 - t.d0), has_next,
+														  next_hay, out, base, unsorted, s);
 }
 
 /*
