@@ -5,6 +5,7 @@
 #ifndef ORDER_CUH
 #define ORDER_CUH
 
+#include <cmath>
 #include <cstdint>
 
 #include "../src/mp_order.h"
@@ -15,20 +16,23 @@ namespace mp
 template <typename T>
 struct order;
 
-#define MP_ORDER(T, K, KEYFN, LTFN) \
+/* lowest() and highest(): values that no key is below, or above */
+#define MP_ORDER(T, K, KEYFN, LTFN, LOWEST, HIGHEST) \
 template <> \
 struct order<T> \
 { \
 	typedef K key_type; \
+	static __host__ __device__ __forceinline__ T lowest() { return LOWEST; } \
+	static __host__ __device__ __forceinline__ T highest() { return HIGHEST; } \
 	static __host__ __device__ __forceinline__ K key(T x) { return KEYFN(x); } \
 	static __host__ __device__ __forceinline__ bool lt(T x, T y) { return LTFN(x, y); } \
 	__host__ __device__ __forceinline__ bool operator()(T x, T y) const { return lt(x, y); } \
 }
 
-MP_ORDER(int32_t, uint32_t, mp_key_int4, mp_lt_int4);
-MP_ORDER(int64_t, uint64_t, mp_key_int8, mp_lt_int8);
-MP_ORDER(float, uint32_t, mp_key_float4, mp_lt_float4);
-MP_ORDER(double, uint64_t, mp_key_float8, mp_lt_float8);
+MP_ORDER(int32_t, uint32_t, mp_key_int4, mp_lt_int4, INT32_MIN, INT32_MAX);
+MP_ORDER(int64_t, uint64_t, mp_key_int8, mp_lt_int8, INT64_MIN, INT64_MAX);
+MP_ORDER(float, uint32_t, mp_key_float4, mp_lt_float4, -HUGE_VALF, NAN);
+MP_ORDER(double, uint64_t, mp_key_float8, mp_lt_float8, -HUGE_VAL, (double) NAN);
 
 #undef MP_ORDER
 

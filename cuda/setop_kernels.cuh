@@ -12,19 +12,23 @@
  *
  * 1. setop_partition: each tile boundary's Merge Path split (searched as the
  *    merge's partition does), then balanced; stored as 2 * a_split + star.
- * 2. setop_tile: the block loads its A and B windows (B's one longer with a
+ *    It also sets up the look-back's tile states.
+ * 2. setop_tile, started while the partition runs (programmatic dependent
+ *    launch): the block copies its A and B windows (B's one longer with a
  *    star at its end, one shorter with a star at its start) into shared
- *    memory; each thread finds its start with the same balanced search over
- *    the windows, then runs VT steps of the serial operation, each step
- *    consuming one element or one pair and keeping or dropping it, which
- *    leaves up to VT results in registers and a bitmask of the kept ones.
- *    A block scan of the counts, chained to the tiles before by decoupled
- *    look-back (CUB's ScanTileState and TilePrefixCallbackOp), gives every
- *    result its place in the dense output; the block writes them through
- *    shared memory, coalesced.  The last tile records the length.
+ *    memory, on sm_90 in bulk through the tensor memory accelerator, so
+ *    that no thread spends instructions on the loads; each thread finds its
+ *    start with the same balanced search over the windows, then runs VT
+ *    steps of the serial operation, each step consuming one element or one
+ *    pair and keeping or dropping it, which leaves up to VT results in
+ *    registers and a bitmask of the kept ones.  A block scan of the counts,
+ *    chained to the tiles before by decoupled look-back (CUB's ScanTileState
+ *    and TilePrefixCallbackOp), gives every result its place in the dense
+ *    output; the block writes them through shared memory, coalesced.  The
+ *    last tile records the length.
  *
  * The output's order comes from the scan, never from atomics.  The check for
- * unsorted input rides on the loads, as in the merge.  On unsorted input
+ * unsorted input rides on the serial steps (see there).  On unsorted input
  * (check off) every tile still joins the look-back, so nothing waits for
  * ever, and every write stays within the output's capacity.
  */
@@ -33,6 +37,7 @@
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda/ptx>
 #include <type_traits>
 
 #include "../src/mergepath.h"
@@ -155,17 +160,23 @@ balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
 	return a_start + a_adv;
 }
 
-/* Tile boundaries: 2 * (A's balanced split) + star. */
+/*
+ * Tile boundaries: 2 * (A's balanced split) + star.  The same threads set
+ * the look-back's tile states up.
+ */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
 setop_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
-				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts, bool bracketed)
+				int64_t nb, int64_t *__restrict__ parts, int64_t num_parts, bool bracketed,
+				setop_tile_state state)
 {
 	constexpr int NV = NT * VT;
 	int64_t		p,
 				split;
 	bool		star;
 
+	grid_dependents_launch();
+	state.InitializeStatus((int) (num_parts - 1));
 	if (!merge_partition_split<T, NV>(a, na, b, nb, num_parts, bracketed, &p, &split))
 		return;
 
@@ -175,11 +186,74 @@ setop_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	parts[p] = 2 * split + star;
 }
 
-template <int NT>
-__global__ void __launch_bounds__(NT)
-setop_init_tiles(setop_tile_state state, int tiles)
+/*
+ * Shared memory for a tile's two windows.  Each window has a slot in front
+ * of it for the element before it in global memory (or order<T>::lowest()
+ * when there is none), and B's a slot after it that the serial steps may
+ * read.  A window starts at an index congruent to its global address modulo
+ * 16 bytes, so that its 16-byte-aligned middle can be copied in bulk.
+ */
+template <typename T, int NV>
+struct setop_windows
 {
-	state.InitializeStatus(tiles);
+	static constexpr int E = 16 / sizeof(T);	/* elements in 16 bytes */
+	static constexpr int SIZE = NV + 1 + 2 * E + 2;
+
+	/* the first index >= from where x's element g can go */
+	static __device__ __forceinline__ int place(int from, const T *x, int64_t g)
+	{
+		return from + (int) (((uintptr_t) (x + g) / sizeof(T) - (unsigned) from) & (E - 1));
+	}
+};
+
+/*
+ * x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key, and w[n] =
+ * x[g0 + n] or the highest key (x has nx elements).  On sm_90 thread 0
+ * starts one bulk copy (TMA) of the part that begins and ends on 16-byte
+ * boundaries, completing on *bar, and adds its size to *bytes; threads
+ * edge .. edge + 2E - 1 load the elements at either end (fewer than E each)
+ * and the ones around.  Elsewhere the block loads it all.  The caller waits
+ * for both.
+ */
+template <typename T, int NT, int NV>
+__device__ __forceinline__ void
+load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, int edge,
+			uint64_t *bar, uint32_t *bytes)
+{
+	const int	tid = threadIdx.x;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr int E = setop_windows<T, NV>::E;
+	const int	head = (int) ((0 - (uintptr_t) (x + g0)) % 16 / sizeof(T));
+	const int	lo = head < n ? head : n;
+	const int	tail = (int) ((uintptr_t) (x + g0 + n) % 16 / sizeof(T));
+	const int	hi = n - tail > lo ? n - tail : lo;
+	const int	e = tid - edge;
+
+	if (tid == 0 && hi > lo)
+	{
+		cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, w + lo,
+								 x + g0 + lo, (uint32_t) ((hi - lo) * sizeof(T)), bar);
+		*bytes += (uint32_t) ((hi - lo) * sizeof(T));
+	}
+	if (e >= 0 && e < E - 1 && e < lo)
+		w[e] = x[g0 + e];
+	if (e >= E - 1 && e < 2 * E - 2 && hi + e - (E - 1) < n)
+		w[hi + e - (E - 1)] = x[g0 + hi + e - (E - 1)];
+	if (e == 2 * E - 2)
+		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
+	if (e == 2 * E - 1)
+		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
+#else
+	(void) bar;
+	(void) bytes;
+	for (int i = tid; i < n; i += NT)
+		w[i] = x[g0 + i];
+	if (tid == edge)
+		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
+	if (tid == edge + 1)
+		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
+#endif
 }
 
 template <typename T, int NT, int VT, int MINB, mp_setop OP>
@@ -189,20 +263,26 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		   setop_tile_state state, int64_t *__restrict__ length, int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
+	typedef setop_windows<T, NV> windows;
 	typedef cub::BlockScan<int, NT> block_scan;
 	typedef cub::TilePrefixCallbackOp<int, cuda::std::plus<>, setop_tile_state,
 									  SETOP_LOOKBACK_DELAY> look_back;
 	typedef setop_keeps<OP> keeps;
+	typedef typename std::conditional<(VT > 32), unsigned long long, unsigned>::type mask_t;
+	static_assert(NT >= 64, "warp 1 loads the windows' edges");
 
-	/* the windows (at most NV + 1 elements, and one slot to read past
-	 * them), then the tile's results */
-	__shared__ T s[NV + 2];
+	/* the windows, then the tile's results */
+	__shared__ __align__(16) T s[windows::SIZE];
 	__shared__ int starts[NT + 1][2];
+	__shared__ uint64_t bar;
 	__shared__ typename block_scan::TempStorage scan_storage;
 	__shared__ typename look_back::TempStorage look_back_storage;
 
 	const int	tid = threadIdx.x;
 	const int	tile = blockIdx.x;
+
+	grid_dependency_wait();
+
 	const int64_t total_in = na + nb;
 	const int64_t d0 = (int64_t) tile * NV;
 	const int64_t d1 = d0 + NV < total_in ? d0 + NV : total_in;
@@ -215,113 +295,102 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 	const bool	broken = a1 < a0 || b1 < b0 || a1 > na || b1 > nb || b0 < 0 ||
 		(a1 - a0) + (b1 - b0) > NV + 1;
 	const int	acount = broken ? 0 : (int) (a1 - a0);
-	const int	count = broken ? 0 : acount + (int) (b1 - b0);
+	const int	bcount = broken ? 0 : (int) (b1 - b0);
+	T		   *const sa = s + windows::place(1, a, a0);
+	T		   *const sb = s + windows::place((int) (sa - s) + acount + 1, b, b0);
+	bool		bad = broken;
 
-	if (broken && unsorted != nullptr && tid == 0)
-		*unsorted = 1;
-
-	/* load both windows, and for the check the element in front of each,
-	 * all loads in flight together */
-	T			r[VT];
-	T			extra = T(),
-				before = T();
-
-#pragma unroll
-	for (int i = 0; i < VT; i++)
+	/* both windows, in bulk where the hardware can */
 	{
-		int			idx = i * NT + tid;
+		uint32_t	bytes = 0;
 
-		if (idx < count)
-			r[i] = idx < acount ? a[a0 + idx] : b[b0 + (idx - acount)];
-	}
-	if (tid == 0 && count > NV)
-		extra = NV < acount ? a[a0 + NV] : b[b0 + (NV - acount)];
-	if (unsorted != nullptr && tid == 0 && acount > 0 && a0 > 0)
-		before = a[a0 - 1];
-	if (unsorted != nullptr && tid == 1 && acount < count && b0 > 0)
-		before = b[b0 - 1];
-#pragma unroll
-	for (int i = 0; i < VT; i++)
-	{
-		int			idx = i * NT + tid;
-
-		if (idx < count)
-			s[idx] = r[i];
-	}
-	if (tid == 0 && count > NV)
-		s[NV] = extra;
-	__syncthreads();
-
-	if (unsorted != nullptr)
-	{
-		bool		bad = false;
-
-#pragma unroll
-		for (int i = 0; i < VT; i++)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+		if (tid == 0)
 		{
-			int			idx = i * NT + tid;
-
-			if (idx < count && idx != 0 && idx != acount)
-				bad |= order<T>::lt(r[i], s[idx - 1]);
+			cuda::ptx::mbarrier_init(&bar, 1);
+			cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 		}
-		if (tid == 0 && count > NV && NV != acount)
-			bad |= order<T>::lt(extra, s[NV - 1]);
-		if (tid == 0 && acount > 0 && a0 > 0)
-			bad |= order<T>::lt(r[0], before);
-		if (tid == 1 && acount < count && b0 > 0)
-			bad |= order<T>::lt(s[acount], before);
-		if (bad)
-			*unsorted = 1;
+#endif
+		load_window<T, NT, NV>(a, na, a0, acount, sa, 32, &bar, &bytes);
+		load_window<T, NT, NV>(b, nb, b0, bcount, sb, 48, &bar, &bytes);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+		if (tid == 0)
+			cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+												 cuda::ptx::space_shared, &bar, bytes);
+		__syncthreads();
+		while (!cuda::ptx::mbarrier_try_wait_parity(&bar, 0))
+			;
+#else
+		__syncthreads();
+#endif
 	}
 
 	/* each thread's start, balanced like the tile's; its end is the next
 	 * thread's start */
 	{
+		const int	count = acount + bcount;
 		const int	diag = tid * VT < count ? tid * VT : count;
-		const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
+		const int	mp = merge_path_search<T>(sa, acount, sb, bcount, diag);
 		bool		star;
-		const int	ai = balanced_path<T>(s, s + acount, count - acount, diag, mp, &star);
+		const int	ai = balanced_path<T>(sa, sb, bcount, diag, mp, &star);
 
 		starts[tid][0] = ai;
-		starts[tid][1] = acount + diag - ai + star;
+		starts[tid][1] = diag - ai + star;
 		if (tid == 0)
 		{
 			starts[NT][0] = acount;
-			starts[NT][1] = count;
+			starts[NT][1] = bcount;
 		}
 	}
 	__syncthreads();
 
-	/* VT serial steps; a step takes one element, or a pair */
-	typedef typename std::conditional<(VT > 32), unsigned long long, unsigned>::type mask_t;
+	/*
+	 * VT serial steps; a step takes one element, or a pair.  The check for
+	 * unsorted input rides on them: the keys a thread takes must not go
+	 * down, starting from the elements in front of its start (the last
+	 * ones of the thread before, or of the tile before), and each thread
+	 * must use up exactly its share.  Together the shares cover both
+	 * windows, so every element is compared with its predecessor.  A step
+	 * after the share is used up yields B's next element (the next
+	 * thread's, or the one after the window), which on sorted input is not
+	 * below the keys taken, so those steps need no exception.
+	 */
+	T			r[VT];
 	mask_t		kept = 0;
 
 	{
-		int			ai = starts[tid][0],
-					bi = starts[tid][1];
-		const int	a_end = starts[tid + 1][0],
-					b_end = starts[tid + 1][1];
+		const int	a_start = min(starts[tid][0], acount),
+					b_start = min(starts[tid][1], bcount);
+		const T    *pa = sa + a_start,
+				   *pb = sb + b_start;
+		const T    *const a_end = sa + min(max(starts[tid + 1][0], a_start), acount);
+		const T    *const b_end = sb + min(max(starts[tid + 1][1], b_start), bcount);
+		T			prev = order<T>::lt(pa[-1], pb[-1]) ? pb[-1] : pa[-1];
+		bool		descents = starts[tid + 1][0] < a_start || starts[tid + 1][1] < b_start;
 
 #pragma unroll
 		for (int i = 0; i < VT; i++)
 		{
-			const bool	has_a = ai < a_end,
-						has_b = bi < b_end;
-			const T		x = s[ai < NV + 1 ? ai : NV + 1],
-						y = s[bi < NV + 1 ? bi : NV + 1];
-			const bool	lt = order<T>::lt(x, y),
-						gt = order<T>::lt(y, x);
-			const bool	only_a = has_a && (!has_b || lt),
-						only_b = has_b && (!has_a || gt),
-						pair = has_a && has_b && !lt && !gt;
+			const T		x = *pa,
+						y = *pb;
+			const bool	has_a = pa < a_end,
+						has_b = pb < b_end;
+			const bool	take_a = has_a && !(has_b && order<T>::lt(y, x)),
+						take_b = has_b && !(has_a && order<T>::lt(x, y));
+			const T		v = take_a ? x : y;
 
-			r[i] = only_b ? y : x;
-			kept |= (mask_t) ((only_a && keeps::A) || (only_b && keeps::B) ||
-							  (pair && keeps::PAIR)) << i;
-			ai += only_a || pair;
-			bi += only_b || pair;
+			descents |= order<T>::lt(v, prev);
+			prev = v;
+			r[i] = v;
+			kept |= (mask_t) (take_a && take_b ? keeps::PAIR : take_a ? keeps::A :
+							  take_b && keeps::B) << i;
+			pa += take_a;
+			pb += take_b;
 		}
+		bad |= descents || pa != a_end || pb != b_end;
 	}
+	if (bad && unsorted != nullptr)
+		*unsorted = 1;
 
 	/* places: a block scan chained to the tiles before */
 	const int	nkept = sizeof(mask_t) == 8 ? __popcll(kept) : __popc((unsigned) kept);
@@ -346,9 +415,9 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		tile_count = prefix.GetBlockAggregate();
 		rank -= tile_start;
 	}
-	__syncthreads();
 
-	/* results into shared memory in order, then out, coalesced */
+	/* results into shared memory in order (every thread is past its serial
+	 * steps: the scan waited for all), then out, coalesced */
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 		if (kept & ((mask_t) 1 << i))
@@ -401,12 +470,12 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 		return cudaErrorInvalidValue;
 	if ((err = state.Init((int) tiles, state_storage, state_bytes)) != cudaSuccess)
 		return err;
-	setop_init_tiles<128><<<(unsigned) ((tiles + 127) / 128), 128, 0, stream>>>(state, (int) tiles);
 	setop_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
-		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM);
-	setop_tile<T, NT, VT, MINB, OP><<<(unsigned) tiles, NT, 0, stream>>>
-		(a, na, b, nb, parts, out, capacity, state, length, unsorted);
-	return cudaGetLastError();
+		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM, state);
+	if ((err = cudaGetLastError()) != cudaSuccess)
+		return err;
+	return launch_after_partition(setop_tile<T, NT, VT, MINB, OP>, tiles, NT, stream, a, na, b, nb,
+								  (const int64_t *) parts, out, capacity, state, length, unsorted);
 }
 
 }								/* namespace mp */

@@ -86,6 +86,41 @@ run_unsorted(const backend *be, mp_setop op, mp_type type, gen_kind ga, gen_kind
 }
 
 /*
+ * One side in descending order (distinct keys), the other ascending: the
+ * splits and every thread's share come out of garbage, and the check must
+ * still see it.  With the check off, a clean return.
+ */
+static void
+run_descending(const backend *be, mp_setop op, mp_type type, int64_t na, int64_t nb, bool in_a)
+{
+	size_t		sz = mp_type_size(type);
+	char	   *a = xmalloc(na * sz),
+			   *b = xmalloc(nb * sz),
+			   *out = xmalloc(mp_setop_capacity(op, na, nb) * sz);
+	char	   *x = in_a ? a : b;
+	int64_t		nx = in_a ? na : nb;
+	int64_t		nout;
+	mp_status	st;
+	char		what[64];
+
+	gen_sorted(type, GEN_LOW, na, a);
+	gen_sorted(type, GEN_LOW, nb, b);
+	for (int64_t i = 0; i < nx; i++)
+		put(type, x, i, 3 * (nx - i), (double) (3 * (nx - i)));
+	snprintf(what, sizeof(what), "descending %s", op_names[op]);
+	st = be->setop(op, type, a, na, b, nb, out, &nout, true, NULL);
+	check(st == MP_UNSORTED, in_a ? "descending a not reported" : "descending b not reported",
+		  what, be, type, na, nb);
+	nout = -1;
+	st = be->setop(op, type, a, na, b, nb, out, &nout, false, NULL);
+	check(st == MP_OK && nout >= 0 && nout <= mp_setop_capacity(op, na, nb),
+		  "check off must return cleanly", what, be, type, na, nb);
+	free(a);
+	free(b);
+	free(out);
+}
+
+/*
  * a ascends in runs of `period` elements, each run starting below the last
  * one's end, and b is empty: with a period that is a tile's length, every
  * descent falls where a tile's window starts, and only the comparison with
@@ -200,6 +235,12 @@ run_setop_tests(const backend *be)
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 100000, 20, true);
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 100000, 20, false);
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 2, 2, true);
+			run_unsorted(be, op, type, GEN_EQUAL, GEN_EQUAL, 50000, 50000, true);
+			run_unsorted(be, op, type, GEN_TINY, GEN_TINY, 50000, 50000, false);
+			run_descending(be, op, type, 2, 1, true);
+			run_descending(be, op, type, 70000, 30000, true);
+			run_descending(be, op, type, 30000, 70000, false);
+			run_descending(be, op, type, 5000, 0, true);
 		}
 
 		/* totals at every multiple of 128 up to 80 * 128 and one either side,

@@ -233,9 +233,11 @@ tune_type(int64_t m)
 	float		t_part = median_ms([&] {
 		constexpr int NT = mp::setop_shape<T>::NT, VT = mp::setop_shape<T>::VT;
 		int64_t		parts = mp::setop_num_tiles<T>(m, m) + 1;
+		mp::setop_tile_state state;
 
+		CK(state.Init((int) (parts - 1), c.state, c.state_bytes));
 		mp::setop_partition<T, NT, VT><<<(unsigned) ((parts + 127) / 128), 128>>>
-			(c.a, m, c.b, m, c.parts, parts, parts > MERGE_BRACKET_FROM);
+			(c.a, m, c.b, m, c.parts, parts, parts > MERGE_BRACKET_FROM, state);
 	});
 
 	printf("| %-7s | %5lldM | partition | %4d | %3d |      | %7.3f |        |         |\n",
