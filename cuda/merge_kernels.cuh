@@ -7,20 +7,20 @@
  *    elements precede it in the merged order (in two levels, see there).  The
  *    splits are exact, so every tile merges exactly NV outputs and no atomics
  *    are needed.
- * 2. merge_tile: each block loads its A and B windows into shared memory with
- *    coalesced loads, each thread finds its own start with the same search
- *    over the shared windows (diagonal tid * VT), merges VT items serially
- *    into registers, and each warp writes its items back through shared
- *    memory so that the stores are coalesced.  VT is odd so that the
- *    transposition has no bank conflicts; shared memory holds one slot more
- *    than the tile so the serial merge can read one past a window's end.
+ * 2. merge_tile: each block copies its A and B windows into shared memory
+ *    (on sm_90 in bulk, see load_tile_windows), each thread finds its own
+ *    start with the same search over the shared windows (diagonal
+ *    tid * VT), merges VT items serially into registers, and each warp
+ *    writes its items back through shared memory so that the stores are
+ *    coalesced.  VT is odd so that the transposition has no bank
+ *    conflicts.
  *
- * The sortedness check rides on the tile kernel: each thread compares the
- * elements it loaded with their predecessors already in shared memory, and
- * the first element of each window with the one before it in global memory.
- * On sorted input the splits never decrease; a tile whose splits do signals
- * unsorted input too.  The kernels only raise a flag: where the first
- * offending element is, the host finds out on the error path.
+ * The sortedness check rides on the serial merge (see merge_one_tile), and
+ * compares the first element of each window with the one before it in
+ * global memory.  On sorted input the splits never decrease; a tile whose
+ * splits do signals unsorted input too.  The kernels only raise a flag:
+ * where the first offending element is, the host finds out on the error
+ * path.
  *
  * Ties go to A (stable).  Device-level, stream-ordered, no allocation: the
  * caller provides the partition array and the flag.  Header-only so that the
@@ -30,6 +30,7 @@
 #define MERGE_KERNELS_CUH
 
 #include <cstdint>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include "order.cuh"
@@ -209,6 +210,119 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 }
 
 /*
+ * A tile's two windows in shared memory.  Each has a slot in front of it for
+ * the element before it in global memory (or order<T>::lowest() when there
+ * is none), and B's a slot after it for the element after it (or
+ * order<T>::highest()).  A window starts at an index congruent to its
+ * global address modulo 16 bytes, so that its 16-byte-aligned middle can be
+ * copied in bulk.
+ */
+template <typename T, int NV>
+struct tile_windows
+{
+	static constexpr int E = 16 / sizeof(T);	/* elements in 16 bytes */
+	static constexpr int SIZE = NV + 1 + 2 * E + 2; /* elements of shared memory */
+
+	T		   *a;
+	T		   *b;
+
+	/* the first index >= from where x's element g can go */
+	static __device__ __forceinline__ int place(int from, const T *x, int64_t g)
+	{
+		return from + (int) (((uintptr_t) (x + g) / sizeof(T) - (unsigned) from) & (E - 1));
+	}
+};
+
+/*
+ * x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key, and w[n] =
+ * x[g0 + n] or the highest key (x has nx elements).  On sm_90 thread 0
+ * starts one bulk copy (TMA) of the part that begins and ends on 16-byte
+ * boundaries, completing on *bar, and adds its size to *bytes; threads
+ * edge .. edge + 2E - 1 load the elements at either end (fewer than E each)
+ * and the ones around.  Elsewhere the block loads it all.
+ */
+template <typename T, int NT, int NV>
+__device__ __forceinline__ void
+load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, int edge,
+			uint64_t *bar, uint32_t *bytes)
+{
+	const int	tid = threadIdx.x;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr int E = tile_windows<T, NV>::E;
+	const int	head = (int) ((0 - (uintptr_t) (x + g0)) % 16 / sizeof(T));
+	const int	lo = head < n ? head : n;
+	const int	tail = (int) ((uintptr_t) (x + g0 + n) % 16 / sizeof(T));
+	const int	hi = n - tail > lo ? n - tail : lo;
+	const int	e = tid - edge;
+
+	if (tid == 0 && hi > lo)
+	{
+		cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, w + lo,
+								 x + g0 + lo, (uint32_t) ((hi - lo) * sizeof(T)), bar);
+		*bytes += (uint32_t) ((hi - lo) * sizeof(T));
+	}
+	if (e >= 0 && e < E - 1 && e < lo)
+		w[e] = x[g0 + e];
+	if (e >= E - 1 && e < 2 * E - 2 && hi + e - (E - 1) < n)
+		w[hi + e - (E - 1)] = x[g0 + hi + e - (E - 1)];
+	if (e == 2 * E - 2)
+		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
+	if (e == 2 * E - 1)
+		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
+#else
+	(void) bar;
+	(void) bytes;
+	for (int i = tid; i < n; i += NT)
+		w[i] = x[g0 + i];
+	if (tid == edge)
+		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
+	if (tid == edge + 1)
+		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
+#endif
+}
+
+/*
+ * A tile's windows a[a0..a0+acount) and b[b0..b0+bcount) into s (of
+ * tile_windows<T, NV>::SIZE elements, 16-byte aligned), with bar a barrier
+ * in shared memory for the bulk copies; returns when they are there, to
+ * every thread of the block.
+ */
+template <typename T, int NT, int NV>
+__device__ __forceinline__ tile_windows<T, NV>
+load_tile_windows(T *s, uint64_t *bar, const T *__restrict__ a, int64_t na, int64_t a0,
+				  int acount, const T *__restrict__ b, int64_t nb, int64_t b0, int bcount)
+{
+	static_assert(NT >= 64, "warp 1 loads the windows' ends");
+	typedef tile_windows<T, NV> windows;
+	windows		w;
+	uint32_t	bytes = 0;
+
+	w.a = s + windows::place(1, a, a0);
+	w.b = s + windows::place((int) (w.a - s) + acount + 1, b, b0);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	if (threadIdx.x == 0)
+	{
+		cuda::ptx::mbarrier_init(bar, 1);
+		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+	}
+#endif
+	load_window<T, NT, NV>(a, na, a0, acount, w.a, 32, bar, &bytes);
+	load_window<T, NT, NV>(b, nb, b0, bcount, w.b, 48, bar, &bytes);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	if (threadIdx.x == 0)
+		cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+											 cuda::ptx::space_shared, bar, bytes);
+	__syncthreads();
+	while (!cuda::ptx::mbarrier_try_wait_parity(bar, 0))
+		;
+#else
+	__syncthreads();
+#endif
+	return w;
+}
+
+/*
  * A tile's windows a[a0..a0+acount) and b[b0..b0+count-acount) into s, one
  * after the other, with coalesced loads, all in flight before the first
  * store; each thread keeps what it loaded in r.  With unsorted non-null,
@@ -264,42 +378,101 @@ load_windows(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64
 /*
  * One tile.  FULL tiles (all but the last) hold exactly NV outputs and need
  * no bounds checks.
+ *
+ * With unsorted non-null, the check rides on the serial steps of a full
+ * tile: the keys a thread takes must not go down, starting from the
+ * elements in front of its start (the last ones of the thread before, or of
+ * the tile before), and each thread must end where the next one starts.
+ * Together the threads' shares then cover both windows, so every element is
+ * compared with its predecessor.  (Each thread takes VT elements from a
+ * start whose diagonal leaves at least VT in the tile, so its steps stay in
+ * the windows whatever the input.)  The one partial tile compares each
+ * window element with the one before it instead.
  */
 template <typename T, int NT, int VT, bool FULL>
 __device__ __forceinline__ void
-merge_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
-			   int64_t d0, int acount, int count, T *__restrict__ out,
-			   int *__restrict__ unsorted, T *s)
+merge_one_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
+			   int64_t a0, int64_t b0, int64_t d0, int acount, int count,
+			   T *__restrict__ out, int *__restrict__ unsorted, T *s, uint64_t *bar,
+			   int (*starts)[2])
 {
 	constexpr int NV = NT * VT;
 	const int	tid = threadIdx.x;
-	T			r[VT];
+	const int	bcount = count - acount;
+	const tile_windows<T, NV> w =
+		load_tile_windows<T, NT, NV>(s, bar, a, na, a0, acount, b, nb, b0, bcount);
+	bool		bad = false;
 
-	load_windows<T, NT, VT, FULL>(a, b, a0, b0, acount, count, unsorted, s, r);
+	if (!FULL && unsorted != nullptr)
+	{
+		for (int i = tid; i < acount; i += NT)
+			bad |= order<T>::lt(w.a[i], w.a[i - 1]);
+		for (int i = tid; i < bcount; i += NT)
+			bad |= order<T>::lt(w.b[i], w.b[i - 1]);
+	}
 
 	/* each thread's start, then VT serial merge steps in registers */
 	const int	diag = FULL || tid * VT < count ? tid * VT : count;
-	const int	mp = merge_path_search<T>(s, acount, s + acount, count - acount, diag);
-	int			ai = mp;
-	int			bi = acount + diag - mp;
-	T			ak = s[ai];
-	T			bk = s[bi];
+	const int	mp = merge_path_search<T>(w.a, acount, w.b, bcount, diag);
+	const T    *pa = w.a + mp,
+			   *pb = w.b + (diag - mp);
+	const T    *const a_end = w.a + acount,
+			   *const b_end = w.b + bcount;
+	T			ak = *pa,
+				bk = *pb;
+	T			r[VT];
 
-#pragma unroll
-	for (int i = 0; i < VT; i++)
+	if (FULL && unsorted != nullptr)
 	{
-		bool		take_a = bi >= count || (ai < acount && !order<T>::lt(bk, ak));
-		int			next = take_a ? ++ai : ++bi;
-		/* a partial tile's last threads step past its end: stay in bounds */
-		T			v = s[FULL || next < NV ? next : NV];
+		T			prev = order<T>::lt(pa[-1], pb[-1]) ? pb[-1] : pa[-1];
 
-		r[i] = take_a ? ak : bk;
-		if (take_a)
-			ak = v;
-		else
-			bk = v;
+		starts[tid][0] = mp;
+		starts[tid][1] = diag - mp;
+		if (tid == 0)
+		{
+			starts[NT][0] = acount;
+			starts[NT][1] = bcount;
+		}
+#pragma unroll
+		for (int i = 0; i < VT; i++)
+		{
+			bool		take_a = pb >= b_end || (pa < a_end && !order<T>::lt(bk, ak));
+			T			v = *(take_a ? ++pa : ++pb);
+
+			r[i] = take_a ? ak : bk;
+			bad |= order<T>::lt(r[i], prev);
+			prev = r[i];
+			if (take_a)
+				ak = v;
+			else
+				bk = v;
+		}
+	}
+	else
+	{
+#pragma unroll
+		for (int i = 0; i < VT; i++)
+		{
+			bool		take_a = pb >= b_end || (pa < a_end && !order<T>::lt(bk, ak));
+			const T    *next = take_a ? ++pa : ++pb;
+			const T    *last = take_a ? a_end : b_end;
+
+			/* a partial tile's last threads step past its end: stay in
+			 * the windows */
+			T			v = FULL || next < last ? *next : *last;
+
+			r[i] = take_a ? ak : bk;
+			if (take_a)
+				ak = v;
+			else
+				bk = v;
+		}
 	}
 	__syncthreads();
+	if (FULL && unsorted != nullptr)
+		bad |= pa - w.a != starts[tid + 1][0] || pb - w.b != starts[tid + 1][1];
+	if (bad && unsorted != nullptr)
+		*unsorted = 1;
 
 	/* each warp transposes its own outputs through its own part of shared
 	 * memory, so that its stores are coalesced; no block-wide barrier */
@@ -364,7 +537,9 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 {
 	constexpr int NV = NT * VT;
 	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
-	__shared__ T s[NV + 1];
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
+	__shared__ int starts[NT + 1][2];
+	__shared__ uint64_t bar;
 
 	const tile_span t = tile_span_after_partition<NV>(parts, na + nb);
 
@@ -379,11 +554,11 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 		return;
 	}
 	if (t.d1 - t.d0 == NV)
-		merge_one_tile<T, NT, VT, true>(a, b, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0), NV, out,
-										unsorted, s);
+		merge_one_tile<T, NT, VT, true>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0), NV,
+										out, unsorted, s, &bar, starts);
 	else
-		merge_one_tile<T, NT, VT, false>(a, b, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0),
-										 (int) (t.d1 - t.d0), out, unsorted, s);
+		merge_one_tile<T, NT, VT, false>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0),
+										 (int) (t.d1 - t.d0), out, unsorted, s, &bar, starts);
 }
 
 /* Tile boundaries from which the partition searches in two levels. */

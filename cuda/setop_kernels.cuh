@@ -186,76 +186,6 @@ setop_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	parts[p] = 2 * split + star;
 }
 
-/*
- * Shared memory for a tile's two windows.  Each window has a slot in front
- * of it for the element before it in global memory (or order<T>::lowest()
- * when there is none), and B's a slot after it that the serial steps may
- * read.  A window starts at an index congruent to its global address modulo
- * 16 bytes, so that its 16-byte-aligned middle can be copied in bulk.
- */
-template <typename T, int NV>
-struct setop_windows
-{
-	static constexpr int E = 16 / sizeof(T);	/* elements in 16 bytes */
-	static constexpr int SIZE = NV + 1 + 2 * E + 2;
-
-	/* the first index >= from where x's element g can go */
-	static __device__ __forceinline__ int place(int from, const T *x, int64_t g)
-	{
-		return from + (int) (((uintptr_t) (x + g) / sizeof(T) - (unsigned) from) & (E - 1));
-	}
-};
-
-/*
- * x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key, and w[n] =
- * x[g0 + n] or the highest key (x has nx elements).  On sm_90 thread 0
- * starts one bulk copy (TMA) of the part that begins and ends on 16-byte
- * boundaries, completing on *bar, and adds its size to *bytes; threads
- * edge .. edge + 2E - 1 load the elements at either end (fewer than E each)
- * and the ones around.  Elsewhere the block loads it all.  The caller waits
- * for both.
- */
-template <typename T, int NT, int NV>
-__device__ __forceinline__ void
-load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, int edge,
-			uint64_t *bar, uint32_t *bytes)
-{
-	const int	tid = threadIdx.x;
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-	constexpr int E = setop_windows<T, NV>::E;
-	const int	head = (int) ((0 - (uintptr_t) (x + g0)) % 16 / sizeof(T));
-	const int	lo = head < n ? head : n;
-	const int	tail = (int) ((uintptr_t) (x + g0 + n) % 16 / sizeof(T));
-	const int	hi = n - tail > lo ? n - tail : lo;
-	const int	e = tid - edge;
-
-	if (tid == 0 && hi > lo)
-	{
-		cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, w + lo,
-								 x + g0 + lo, (uint32_t) ((hi - lo) * sizeof(T)), bar);
-		*bytes += (uint32_t) ((hi - lo) * sizeof(T));
-	}
-	if (e >= 0 && e < E - 1 && e < lo)
-		w[e] = x[g0 + e];
-	if (e >= E - 1 && e < 2 * E - 2 && hi + e - (E - 1) < n)
-		w[hi + e - (E - 1)] = x[g0 + hi + e - (E - 1)];
-	if (e == 2 * E - 2)
-		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
-	if (e == 2 * E - 1)
-		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
-#else
-	(void) bar;
-	(void) bytes;
-	for (int i = tid; i < n; i += NT)
-		w[i] = x[g0 + i];
-	if (tid == edge)
-		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
-	if (tid == edge + 1)
-		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
-#endif
-}
-
 template <typename T, int NT, int VT, int MINB, mp_setop OP>
 __global__ void __launch_bounds__(NT, MINB)
 setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
@@ -263,16 +193,14 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		   setop_tile_state state, int64_t *__restrict__ length, int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
-	typedef setop_windows<T, NV> windows;
 	typedef cub::BlockScan<int, NT> block_scan;
 	typedef cub::TilePrefixCallbackOp<int, cuda::std::plus<>, setop_tile_state,
 									  SETOP_LOOKBACK_DELAY> look_back;
 	typedef setop_keeps<OP> keeps;
 	typedef typename std::conditional<(VT > 32), unsigned long long, unsigned>::type mask_t;
-	static_assert(NT >= 64, "warp 1 loads the windows' edges");
 
 	/* the windows, then the tile's results */
-	__shared__ __align__(16) T s[windows::SIZE];
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
 	__shared__ int starts[NT + 1][2];
 	__shared__ uint64_t bar;
 	__shared__ typename block_scan::TempStorage scan_storage;
@@ -296,34 +224,11 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		(a1 - a0) + (b1 - b0) > NV + 1;
 	const int	acount = broken ? 0 : (int) (a1 - a0);
 	const int	bcount = broken ? 0 : (int) (b1 - b0);
-	T		   *const sa = s + windows::place(1, a, a0);
-	T		   *const sb = s + windows::place((int) (sa - s) + acount + 1, b, b0);
 	bool		bad = broken;
-
-	/* both windows, in bulk where the hardware can */
-	{
-		uint32_t	bytes = 0;
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-		if (tid == 0)
-		{
-			cuda::ptx::mbarrier_init(&bar, 1);
-			cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-		}
-#endif
-		load_window<T, NT, NV>(a, na, a0, acount, sa, 32, &bar, &bytes);
-		load_window<T, NT, NV>(b, nb, b0, bcount, sb, 48, &bar, &bytes);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-		if (tid == 0)
-			cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-												 cuda::ptx::space_shared, &bar, bytes);
-		__syncthreads();
-		while (!cuda::ptx::mbarrier_try_wait_parity(&bar, 0))
-			;
-#else
-		__syncthreads();
-#endif
-	}
+	const tile_windows<T, NV> w =
+		load_tile_windows<T, NT, NV>(s, &bar, a, na, a0, acount, b, nb, b0, bcount);
+	const T    *const sa = w.a;
+	const T    *const sb = w.b;
 
 	/* each thread's start, balanced like the tile's; its end is the next
 	 * thread's start */
