@@ -212,7 +212,7 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 /*
  * A tile's two windows in shared memory.  Each has a slot in front of it for
  * the element before it in global memory (or order<T>::lowest() when there
- * is none), and B's a slot after it for the element after it (or
+ * is none) and one after it for the element after it (or
  * order<T>::highest()).  A window starts at an index congruent to its
  * global address modulo 16 bytes, so that its 16-byte-aligned middle can be
  * copied in bulk.
@@ -221,7 +221,7 @@ template <typename T, int NV>
 struct tile_windows
 {
 	static constexpr int E = 16 / sizeof(T);	/* elements in 16 bytes */
-	static constexpr int SIZE = NV + 1 + 2 * E + 2; /* elements of shared memory */
+	static constexpr int SIZE = NV + 2 * E + 4;	/* elements of shared memory */
 
 	T		   *a;
 	T		   *b;
@@ -299,7 +299,7 @@ load_tile_windows(T *s, uint64_t *bar, const T *__restrict__ a, int64_t na, int6
 	uint32_t	bytes = 0;
 
 	w.a = s + windows::place(1, a, a0);
-	w.b = s + windows::place((int) (w.a - s) + acount + 1, b, b0);
+	w.b = s + windows::place((int) (w.a - s) + acount + 2, b, b0);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	if (threadIdx.x == 0)
 	{
