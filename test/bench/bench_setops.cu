@@ -203,25 +203,21 @@ tune_op(setop_case<T> &c)
 	{
 		tune_one<T, OP, 128, 15>(c, nref);
 		tune_one<T, OP, 128, 23>(c, nref);
-		tune_one<T, OP, 128, 23, 8>(c, nref);
-		tune_one<T, OP, 128, 23, 10>(c, nref);
 		tune_one<T, OP, 128, 31>(c, nref);
-		tune_one<T, OP, 128, 31, 7>(c, nref);
-		tune_one<T, OP, 128, 39, 6>(c, nref);
+		tune_one<T, OP, 128, 31, 6>(c, nref);
+		tune_one<T, OP, 128, 39>(c, nref);
+		tune_one<T, OP, 128, 43>(c, nref);
 		tune_one<T, OP, 256, 15>(c, nref);
-		tune_one<T, OP, 256, 23>(c, nref);
-		tune_one<T, OP, 256, 23, 4>(c, nref);
+		tune_one<T, OP, 256, 19>(c, nref);
 	}
 	else
 	{
+		tune_one<T, OP, 128, 11>(c, nref);
 		tune_one<T, OP, 128, 15>(c, nref);
-		tune_one<T, OP, 128, 15, 8>(c, nref);
+		tune_one<T, OP, 128, 19>(c, nref);
 		tune_one<T, OP, 128, 23>(c, nref);
-		tune_one<T, OP, 128, 23, 6>(c, nref);
-		tune_one<T, OP, 128, 31, 5>(c, nref);
+		tune_one<T, OP, 256, 7>(c, nref);
 		tune_one<T, OP, 256, 11>(c, nref);
-		tune_one<T, OP, 256, 15>(c, nref);
-		tune_one<T, OP, 256, 15, 3>(c, nref);
 	}
 }
 
@@ -233,11 +229,10 @@ tune_type(int64_t m)
 	float		t_part = median_ms([&] {
 		constexpr int NT = mp::setop_shape<T>::NT, VT = mp::setop_shape<T>::VT;
 		int64_t		parts = mp::setop_num_tiles<T>(m, m) + 1;
-		mp::setop_tile_state state;
+		mp::setop_chain chain = {(unsigned long long *) c.state};
 
-		CK(state.Init((int) (parts - 1), c.state, c.state_bytes));
 		mp::setop_partition<T, NT, VT><<<(unsigned) ((parts + 127) / 128), 128>>>
-			(c.a, m, c.b, m, c.parts, parts, parts > MERGE_BRACKET_FROM, state);
+			(c.a, m, c.b, m, c.parts, parts, parts > MERGE_BRACKET_FROM, chain);
 	});
 
 	printf("| %-7s | %5lldM | partition | %4d | %3d |      | %7.3f |        |         |\n",
