@@ -76,11 +76,11 @@ grid_dependents_launch()
 #define MP_DEPENDENT_LAUNCH 1
 #endif
 
-/* Whether the current device takes programmatic dependent launches. */
-inline bool
-dependent_launch_supported()
+/* The current device's compute capability major, 0 if unknown. */
+inline int
+device_major()
 {
-	static int	major = MP_DEPENDENT_LAUNCH ? -1 : 0;
+	static int	major = -1;
 
 	if (major < 0)
 	{
@@ -93,19 +93,27 @@ dependent_launch_supported()
 			major = 0;
 		}
 	}
-	return major >= 9;
+	return major;
+}
+
+/* Whether the current device takes programmatic dependent launches. */
+inline bool
+dependent_launch_supported()
+{
+	return MP_DEPENDENT_LAUNCH && device_major() >= 9;
 }
 
 template <typename... Params, typename... Args>
 inline cudaError_t
-launch_after_partition(void (*kernel)(Params...), int64_t grid, int block, cudaStream_t stream,
-					   Args... args)
+launch_after_partition(void (*kernel)(Params...), int64_t grid, int block, size_t smem,
+					   cudaStream_t stream, Args... args)
 {
 	cudaLaunchConfig_t cfg = {};
 	cudaLaunchAttribute attr = {};
 
 	cfg.gridDim = dim3((unsigned) grid);
 	cfg.blockDim = dim3((unsigned) block);
+	cfg.dynamicSmemBytes = smem;
 	cfg.stream = stream;
 	attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
 	attr.val.programmaticStreamSerializationAllowed = 1;
@@ -235,28 +243,26 @@ struct tile_windows
 
 /*
  * x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key, and w[n] =
- * x[g0 + n] or the highest key (x has nx elements).  On sm_90 thread 0
+ * x[g0 + n] or the highest key (x has nx elements).  On sm_90 the issuer
  * starts one bulk copy (TMA) of the part that begins and ends on 16-byte
- * boundaries, completing on *bar, and adds its size to *bytes; threads
- * edge .. edge + 2E - 1 load the elements at either end (fewer than E each)
- * and the ones around.  Elsewhere the block loads it all.
+ * boundaries, completing on *bar, and adds its size to *bytes; the threads
+ * with e in [0, 2E) load the elements at either end (fewer than E each) and
+ * the ones around.  Elsewhere the block's NT threads load it all, and e 0
+ * and 1 the ones around.
  */
 template <typename T, int NT, int NV>
 __device__ __forceinline__ void
-load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, int edge,
+load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, bool issuer, int e,
 			uint64_t *bar, uint32_t *bytes)
 {
-	const int	tid = threadIdx.x;
-
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	constexpr int E = tile_windows<T, NV>::E;
 	const int	head = (int) ((0 - (uintptr_t) (x + g0)) % 16 / sizeof(T));
 	const int	lo = head < n ? head : n;
 	const int	tail = (int) ((uintptr_t) (x + g0 + n) % 16 / sizeof(T));
 	const int	hi = n - tail > lo ? n - tail : lo;
-	const int	e = tid - edge;
 
-	if (tid == 0 && hi > lo)
+	if (issuer && hi > lo)
 	{
 		cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, w + lo,
 								 x + g0 + lo, (uint32_t) ((hi - lo) * sizeof(T)), bar);
@@ -271,13 +277,14 @@ load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, int ed
 	if (e == 2 * E - 1)
 		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
 #else
+	(void) issuer;
 	(void) bar;
 	(void) bytes;
-	for (int i = tid; i < n; i += NT)
+	for (int i = threadIdx.x; i < n; i += NT)
 		w[i] = x[g0 + i];
-	if (tid == edge)
+	if (e == 0)
 		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
-	if (tid == edge + 1)
+	if (e == 1)
 		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
 #endif
 }
@@ -307,8 +314,10 @@ load_tile_windows(T *s, uint64_t *bar, const T *__restrict__ a, int64_t na, int6
 		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 	}
 #endif
-	load_window<T, NT, NV>(a, na, a0, acount, w.a, 32, bar, &bytes);
-	load_window<T, NT, NV>(b, nb, b0, bcount, w.b, 48, bar, &bytes);
+	load_window<T, NT, NV>(a, na, a0, acount, w.a, threadIdx.x == 0, (int) threadIdx.x - 32, bar,
+						   &bytes);
+	load_window<T, NT, NV>(b, nb, b0, bcount, w.b, threadIdx.x == 0, (int) threadIdx.x - 48, bar,
+						   &bytes);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	if (threadIdx.x == 0)
 		cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
@@ -609,7 +618,7 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 		return cudaSuccess;
 	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
-	return launch_after_partition(merge_tile<T, NT, VT, MINB>, tiles, NT, stream,
+	return launch_after_partition(merge_tile<T, NT, VT, MINB>, tiles, NT, 0, stream,
 								  a, na, b, nb, (const int64_t *) parts, out, unsorted);
 }
 

@@ -492,7 +492,7 @@ search_on_device(const T *hay, int64_t nh, const T *needles, int64_t nn,
 
 	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
-	return launch_after_partition(search_tile<T, NT, VT, MINB, !UPPER, OUT>, tiles, NT, stream,
+	return launch_after_partition(search_tile<T, NT, VT, MINB, !UPPER, OUT>, tiles, NT, 0, stream,
 								  a, na, b, nb, (const int64_t *) parts, out, base, unsorted);
 }
 

@@ -36,7 +36,6 @@
 #ifndef SETOP_KERNELS_CUH
 #define SETOP_KERNELS_CUH
 
-#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 #include <cuda/ptx>
 #include <cuda/std/bit>
@@ -53,9 +52,10 @@ template <typename T>
 struct setop_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 19;
 	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
 									 * bound */
+	static constexpr int STAGES = 3;	/* of the pipelined kernel */
 };
 
 /*
@@ -231,7 +231,7 @@ setop_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	const int64_t g = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	grid_dependents_launch();
-	if (g < num_parts - 1)
+	if (g < num_parts)
 		chain.words[g] = 0;
 	if (!merge_partition_split<T, NV>(a, na, b, nb, num_parts, bracketed, &p, &split))
 		return;
@@ -388,11 +388,192 @@ setop_steps_bounded(const T *sa, const T *sb, int a_start, int b_start, bool pen
 	o.b_end = ib;
 }
 
+/* A barrier for the block (id 0), or for the NT threads of named barrier id. */
+template <int NT, int ID>
+__device__ __forceinline__ void
+setop_sync()
+{
+	if constexpr (ID == 0)
+		__syncthreads();
+	else
+		asm volatile("bar.sync %0, %1;" :: "n"(ID), "n"(NT) : "memory");
+}
+
 /*
- * One tile: inputs [d0, d1) of the balanced order, A elements [a0, a1), B
- * elements [b0, b1), where b0 = d0 - a0; a star at the tile's start means
- * its first B element is the partner of the tile before's last A copy (and
- * that tile has already yielded the pair).
+ * The exclusive sum of x over threads 0 .. NT - 1 and, in *total, the sum
+ * of all; sums[] holds NT / 32 ints in shared memory.
+ */
+template <int NT, int ID>
+__device__ __forceinline__ int
+setop_scan(int x, int *total, int *sums)
+{
+	const int	lane = threadIdx.x % 32,
+				warp = threadIdx.x / 32;
+	int			inclusive = x;
+
+#pragma unroll
+	for (int d = 1; d < 32; d *= 2)
+	{
+		const int	y = __shfl_up_sync(~0u, inclusive, d);
+
+		inclusive += lane >= d ? y : 0;
+	}
+	if (lane == 31)
+		sums[warp] = inclusive;
+	setop_sync<NT, ID>();
+
+	int			before = 0,
+				all = 0;
+
+#pragma unroll
+	for (int w = 0; w < NT / 32; w++)
+	{
+		const int	v = sums[w];
+
+		before += w < warp ? v : 0;
+		all += v;
+	}
+	*total = all;
+	return before + inclusive - x;
+}
+
+/*
+ * A tile in shared memory, its A window at sa, B's at sb: acount and
+ * bcount elements, star0 when its first B element is the partner of the
+ * tile before's last A copy (which that tile has already yielded).  fast
+ * when the tile is full and both windows are followed by real elements;
+ * b_lim is bcount, or bcount + 1 when the element after B's window is real.
+ */
+template <typename T>
+struct setop_view
+{
+	const T    *sa;
+	const T    *sb;
+	int			acount,
+				bcount,
+				star0,
+				b_lim;
+	bool		fast;
+};
+
+/*
+ * Thread tid's start, and its steps.  Thread 0 starts where the tile does;
+ * the others search the windows past the tile's star as the partition
+ * searched the inputs, balanced, and start pending when they get a star.
+ * A thread's share ends where the next one starts: starts[tid + 1] once
+ * every thread has written its own.
+ */
+template <typename T, int NT, int VT, mp_setop OP>
+__device__ __forceinline__ void
+setop_tile_steps(const setop_view<T> &v, int tid, int (*starts)[2], setop_steps_out<T, VT> &o)
+{
+	const int	count = v.acount + v.bcount;
+	int			a_start = 0,
+				b_start = 0;
+	bool		pending = v.star0;
+
+	if (tid > 0)
+	{
+		const int	diag = (tid * VT < count ? tid * VT : count) - v.star0;
+		const int	mp = merge_path_search<T>(v.sa, v.acount, v.sb + v.star0,
+											  v.bcount - v.star0, diag);
+
+		a_start = balanced_path<T>(v.sa, v.sb + v.star0, v.bcount - v.star0, diag, mp, &pending);
+		b_start = diag - a_start + v.star0;
+	}
+	starts[tid][0] = a_start;
+	starts[tid][1] = b_start;
+	if (tid == 0)
+	{
+		starts[NT][0] = v.acount;
+		starts[NT][1] = v.bcount;
+	}
+	if (v.fast)
+		setop_steps_full<T, VT, OP>(v.sa, v.sb, a_start, b_start, pending, o);
+	else
+	{
+		const int	n = count - tid * VT;
+
+		setop_steps_bounded<T, VT, OP>(v.sa, v.sb, a_start, b_start, pending, n < VT ? n : VT,
+									   v.acount, v.b_lim, o);
+	}
+}
+
+/* Whether thread tid's steps show unsorted input (after the barrier that
+ * follows every thread's setop_tile_steps). */
+template <typename T, int VT>
+__device__ __forceinline__ bool
+setop_descends(const setop_steps_out<T, VT> &o, int tid, const int (*starts)[2])
+{
+	return o.descents || o.a_end != starts[tid + 1][0] || o.b_end != starts[tid + 1][1];
+}
+
+/* The kept results into res[rank...], in order. */
+template <typename T, int VT>
+__device__ __forceinline__ void
+setop_compact(const setop_steps_out<T, VT> &o, int rank, T *res)
+{
+	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+		if (o.kept & ((mask_t) 1 << i))
+			res[rank++] = o.r[i];
+}
+
+/* The number of kept results. */
+template <typename T, int VT>
+__device__ __forceinline__ int
+setop_nkept(const setop_steps_out<T, VT> &o)
+{
+	return sizeof(o.kept) == 8 ? __popcll(o.kept) : __popc((unsigned) o.kept);
+}
+
+/*
+ * A tile's span: inputs [d0, d1) of the balanced order, A elements [a0,
+ * a1), B elements [b0, b1), where b0 = d0 - a0.  Splits that go backwards
+ * or out of the inputs mean unsorted input: the tile is then empty.
+ */
+struct setop_span
+{
+	int64_t		a0,
+				b0;
+	int			acount,
+				bcount,
+				star0;
+	bool		broken,
+				fast,
+				b_real_after;
+};
+
+template <int NV>
+__device__ __forceinline__ setop_span
+setop_span_of(const int64_t *__restrict__ parts, int tile, int64_t na, int64_t nb)
+{
+	const int64_t d0 = (int64_t) tile * NV;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
+	const int64_t p0 = parts[tile];
+	const int64_t a1 = parts[tile + 1] >> 1;
+	const int64_t b1 = d1 - a1;
+	setop_span	sp;
+
+	sp.a0 = p0 >> 1;
+	sp.b0 = d0 - sp.a0;
+	sp.broken = a1 < sp.a0 || b1 < sp.b0 || a1 > na || b1 > nb || sp.b0 < 0 ||
+		((p0 & 1) && b1 == sp.b0);
+	sp.acount = sp.broken ? 0 : (int) (a1 - sp.a0);
+	sp.bcount = sp.broken ? 0 : (int) (b1 - sp.b0);
+	sp.star0 = sp.broken ? 0 : (int) (p0 & 1);
+	sp.fast = sp.acount + sp.bcount == NV && a1 < na && b1 < nb;
+	sp.b_real_after = b1 < nb;
+	return sp;
+}
+
+/*
+ * One tile a block (used where there are no bulk copies): windows, steps,
+ * the block's scan; the count goes on the chain at once, the results are
+ * compacted while the tiles before publish theirs, then warp 0 looks back
+ * and the block writes them out.
  */
 template <typename T, int NT, int VT, int MINB, mp_setop OP>
 __global__ void __launch_bounds__(NT, MINB)
@@ -401,15 +582,13 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		   setop_chain chain, int64_t *__restrict__ length, int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
-	typedef cub::BlockScan<int, NT> block_scan;
-	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
 
 	/* the windows (with room for steps past them on unsorted input), later
 	 * the tile's results */
 	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE + VT];
 	__shared__ int starts[NT + 1][2];
 	__shared__ uint64_t bar;
-	__shared__ typename block_scan::TempStorage scan_storage;
+	__shared__ int sums[NT / 32];
 	__shared__ int tile_start_shared;
 
 	const int	tid = threadIdx.x;
@@ -417,86 +596,24 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 
 	grid_dependency_wait();
 
-	const int64_t d0 = (int64_t) tile * NV;
-	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
-	const int64_t a0 = parts[tile] >> 1;
-	const int64_t a1 = parts[tile + 1] >> 1;
-	const int64_t b0 = d0 - a0;
-	const int64_t b1 = d1 - a1;
-
-	/* splits that go backwards or out of the inputs: unsorted input */
-	const bool	broken = a1 < a0 || b1 < b0 || a1 > na || b1 > nb || b0 < 0 ||
-		((parts[tile] & 1) && b1 == b0);
-	const int	acount = broken ? 0 : (int) (a1 - a0);
-	const int	bcount = broken ? 0 : (int) (b1 - b0);
-	const int	star0 = broken ? 0 : (int) (parts[tile] & 1);
-	const tile_windows<T, NV> w =
-		load_tile_windows<T, NT, NV>(s, &bar, a, na, a0, acount, b, nb, b0, bcount);
-	const T    *const sa = w.a;
-	const T    *const sb = w.b;
-
-	/*
-	 * Each thread's start: thread 0's is the tile's; the others search the
-	 * windows past the tile's star as the partition searched the inputs,
-	 * balanced, and start pending when they get a star.  A thread's share
-	 * ends where the next one starts.
-	 */
-	const int	count = acount + bcount;
-	int			a_start = 0,
-				b_start = 0;
-	bool		pending = star0;
-
-	if (tid > 0)
-	{
-		const int	diag = (tid * VT < count ? tid * VT : count) - star0;
-		const int	mp = merge_path_search<T>(sa, acount, sb + star0, bcount - star0, diag);
-
-		a_start = balanced_path<T>(sa, sb + star0, bcount - star0, diag, mp, &pending);
-		b_start = diag - a_start + star0;
-	}
-	starts[tid][0] = a_start;
-	starts[tid][1] = b_start;
-	if (tid == 0)
-	{
-		starts[NT][0] = acount;
-		starts[NT][1] = bcount;
-	}
-
+	const setop_span sp = setop_span_of<NV>(parts, tile, na, nb);
+	const tile_windows<T, NV> w = load_tile_windows<T, NT, NV>(s, &bar, a, na, sp.a0, sp.acount,
+															   b, nb, sp.b0, sp.bcount);
+	const setop_view<T> v = {w.a, w.b, sp.acount, sp.bcount, sp.star0,
+		sp.bcount + sp.b_real_after, sp.fast};
 	setop_steps_out<T, VT> o;
+	int			tile_count;
 
-	if (count == NV && a1 < na && b1 < nb)
-		setop_steps_full<T, VT, OP>(sa, sb, a_start, b_start, pending, o);
-	else
-	{
-		const int	n = count - tid * VT;
+	setop_tile_steps<T, NT, VT, OP>(v, tid, starts, o);
 
-		setop_steps_bounded<T, VT, OP>(sa, sb, a_start, b_start, pending, n < VT ? n : VT,
-									   acount, bcount + (b1 < nb), o);
-	}
+	const int	rank = setop_scan<NT, 0>(setop_nkept(o), &tile_count, sums);
 
-	/* the tile's count and each thread's place in it; the count goes on the
-	 * chain at once */
-	const int	nkept = sizeof(mask_t) == 8 ? __popcll(o.kept) : __popc((unsigned) o.kept);
-	int			rank,
-				tile_count;
-
-	block_scan(scan_storage).ExclusiveSum(nkept, rank, tile_count);
 	if (tid == 0)
 		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
 					  tile_count);
-
-	/* the check: every thread is past its steps and its start is written
-	 * (the scan waited for all) */
-	if ((broken || o.descents || o.a_end != starts[tid + 1][0] || o.b_end != starts[tid + 1][1]) &&
-		unsorted != nullptr)
+	if ((sp.broken || setop_descends(o, tid, starts)) && unsorted != nullptr)
 		*unsorted = 1;
-
-	/* the results together in order where the windows were, while the
-	 * tiles before publish their counts; then warp 0 looks back */
-#pragma unroll
-	for (int i = 0; i < VT; i++)
-		if (o.kept & ((mask_t) 1 << i))
-			s[rank++] = o.r[i];
+	setop_compact(o, rank, s);
 	if (tid < 32)
 	{
 		const int	before = tile == 0 ? 0 : chain.prefix(tile);
@@ -519,6 +636,213 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 		*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 }
 
+/*
+ * The pipelined form, on sm_90: a resident set of blocks, each with NT
+ * threads that compute tiles and one warp that feeds them, taking tiles in
+ * order from a counter.  The feeding warp copies tiles' windows in bulk into
+ * STAGES stages, ahead of the others; when they have compacted a tile's
+ * results in its stage and put its count on the chain, it looks back, writes
+ * the results out and refills the stage.  So neither the copies nor the
+ * look-back hold up the steps, unless a look-back takes longer than
+ * computing STAGES - 1 tiles.
+ */
+struct setop_stage
+{
+	int			tile;			/* -1: no more */
+	int			a_off,
+				b_off;
+	int			acount,
+				bcount,
+				star0,
+				b_lim;
+	int			tile_count;		/* from the computing threads */
+	bool		fast;
+};
+
+/* Elements of one stage's buffer, a multiple of 16 bytes. */
+template <typename T, int NT, int VT>
+__host__ __device__ constexpr int
+setop_stage_elems()
+{
+	typedef tile_windows<T, NT * VT> windows;
+
+	return (windows::SIZE + VT + windows::E - 1) / windows::E * windows::E;
+}
+
+/* Dynamic shared memory of the pipelined kernel. */
+template <typename T, int NT, int VT, int STAGES>
+__host__ __device__ constexpr size_t
+setop_pipelined_smem()
+{
+	return (size_t) STAGES * setop_stage_elems<T, NT, VT>() * sizeof(T);
+}
+
+template <typename T, int NT, int VT, int STAGES, mp_setop OP>
+__global__ void __launch_bounds__(NT + 32, NT == 128 ? (sizeof(T) == 4 ? 4 : 3) : 1)
+setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
+				const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
+				setop_chain chain, int tiles, int64_t *__restrict__ length,
+				int *__restrict__ unsorted)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr int NV = NT * VT;
+	constexpr int BUF = setop_stage_elems<T, NT, VT>();
+	typedef tile_windows<T, NV> windows;
+
+	extern __shared__ __align__(16) unsigned char dynamic_shared[];
+	T		   *const s = (T *) dynamic_shared;
+	__shared__ int starts[STAGES][NT + 1][2];
+	__shared__ int sums[STAGES][NT / 32];
+	__shared__ setop_stage stage[STAGES];
+	__shared__ uint64_t full[STAGES],
+				done[STAGES];
+
+	const int	tid = threadIdx.x;
+	const int	lane = tid % 32;
+
+	if (tid == 0)
+	{
+		for (int i = 0; i < STAGES; i++)
+		{
+			cuda::ptx::mbarrier_init(&full[i], 32);
+			cuda::ptx::mbarrier_init(&done[i], NT);
+		}
+		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+	}
+	__syncthreads();
+	grid_dependency_wait();
+
+	if (tid >= NT)
+	{
+		/* the feeding warp: claims a tile and copies its windows into
+		 * stage k; returns the tile, or -1 when there are no more */
+		int		   *const next_tile = (int *) (chain.words + tiles);
+		auto		feed = [&](int k) -> int {
+			int			tile = 0;
+
+			if (lane == 0)
+				tile = atomicAdd(next_tile, 1);
+			tile = __shfl_sync(~0u, tile, 0);
+			if (tile >= tiles)
+			{
+				if (lane == 0)
+					stage[k].tile = -1;
+				cuda::ptx::mbarrier_arrive(&full[k]);
+				return -1;
+			}
+
+			const setop_span sp = setop_span_of<NV>(parts, tile, na, nb);
+			T		   *const buf = s + k * BUF;
+			const int	a_off = windows::place(1, a, sp.a0);
+			const int	b_off = windows::place(a_off + sp.acount + 2, b, sp.b0);
+			uint32_t	bytes = 0;
+
+			if (sp.broken && lane == 0 && unsorted != nullptr)
+				*unsorted = 1;
+			__syncwarp();
+			if (lane == 0)
+			{
+				stage[k].tile = tile;
+				stage[k].a_off = a_off;
+				stage[k].b_off = b_off;
+				stage[k].acount = sp.acount;
+				stage[k].bcount = sp.bcount;
+				stage[k].star0 = sp.star0;
+				stage[k].b_lim = sp.bcount + sp.b_real_after;
+				stage[k].fast = sp.fast;
+				cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+			}
+			load_window<T, NT, NV>(a, na, sp.a0, sp.acount, buf + a_off, lane == 0, lane, &full[k],
+								   &bytes);
+			load_window<T, NT, NV>(b, nb, sp.b0, sp.bcount, buf + b_off, lane == 0, lane - 16,
+								   &full[k], &bytes);
+			/* every lane arrives after its stores, the one that started
+			 * the bulk copies with their size */
+			if (lane == 0)
+				cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+													 cuda::ptx::space_shared, &full[k], bytes);
+			else
+				cuda::ptx::mbarrier_arrive(&full[k]);
+			return tile;
+		};
+		int			queue[STAGES];
+
+#pragma unroll
+		for (int i = 0; i < STAGES; i++)
+			queue[i] = feed(i);
+		for (int k = 0, phase = 0; queue[0] >= 0;)
+		{
+			const int	tile = queue[0];
+
+			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
+				;
+
+			const int	tile_count = stage[k].tile_count;
+			const int	before = tile == 0 ? 0 : chain.prefix(tile);
+			const int64_t tile_start = before;
+			const T    *const res = s + k * BUF;
+
+			if (lane == 0 && tile > 0)
+				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
+			for (int i = lane; i < tile_count; i += 32)
+				if (tile_start + i < capacity)
+					out[tile_start + i] = res[i];
+			if (tile == tiles - 1 && lane == 0)
+				*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
+			__syncwarp();
+#pragma unroll
+			for (int i = 0; i + 1 < STAGES; i++)
+				queue[i] = queue[i + 1];
+			queue[STAGES - 1] = feed(k);
+			if (++k == STAGES)
+			{
+				k = 0;
+				phase ^= 1;
+			}
+		}
+	}
+	else
+	{
+		for (int k = 0, phase = 0;;)
+		{
+			while (!cuda::ptx::mbarrier_try_wait_parity(&full[k], phase))
+				;
+
+			const int	tile = stage[k].tile;
+
+			if (tile < 0)
+				break;
+
+			T		   *const buf = s + k * BUF;
+			const setop_view<T> v = {buf + stage[k].a_off, buf + stage[k].b_off, stage[k].acount,
+				stage[k].bcount, stage[k].star0, stage[k].b_lim, stage[k].fast};
+			setop_steps_out<T, VT> o;
+			int			tile_count;
+
+			setop_tile_steps<T, NT, VT, OP>(v, tid, starts[k], o);
+
+			const int	rank = setop_scan<NT, 1>(setop_nkept(o), &tile_count, sums[k]);
+
+			if (tid == 0)
+			{
+				chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
+							  tile_count);
+				stage[k].tile_count = tile_count;
+			}
+			if (setop_descends(o, tid, starts[k]) && unsorted != nullptr)
+				*unsorted = 1;
+			setop_compact(o, rank, buf);
+			cuda::ptx::mbarrier_arrive(&done[k]);
+			if (++k == STAGES)
+			{
+				k = 0;
+				phase ^= 1;
+			}
+		}
+	}
+#endif
+}
+
 template <typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
 inline int64_t
 setop_num_tiles(int64_t na, int64_t nb)
@@ -526,7 +850,8 @@ setop_num_tiles(int64_t na, int64_t nb)
 	return (na + nb + NT * VT - 1) / (NT * VT);
 }
 
-/* Device scratch the operation needs: partition array and tile chain. */
+/* Device scratch the operation needs: partition array, and the tile chain
+ * with the pipelined kernel's tile counter after it. */
 template <typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
 inline void
 setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_bytes)
@@ -534,7 +859,7 @@ setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_b
 	int64_t		tiles = setop_num_tiles<T, NT, VT>(na, nb);
 
 	*parts_bytes = (size_t) (tiles + 1) * sizeof(int64_t);
-	*chain_bytes = (size_t) tiles * sizeof(unsigned long long);
+	*chain_bytes = (size_t) (tiles + 1) * sizeof(unsigned long long);
 }
 
 /*
@@ -542,7 +867,7 @@ setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_b
  * capacity elements; unsorted as for merge_on_device.  Stream-ordered.
  */
 template <mp_setop OP, typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT,
-		  int MINB = setop_shape<T>::MINB>
+		  int MINB = setop_shape<T>::MINB, int STAGES = setop_shape<T>::STAGES>
 inline cudaError_t
 setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t capacity,
 				int64_t *length, int64_t *parts, void *chain_storage, size_t chain_bytes,
@@ -555,13 +880,51 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 
 	if (tiles == 0)
 		return cudaMemsetAsync(length, 0, sizeof(int64_t), stream);
-	if (na + nb > INT32_MAX || chain_bytes < (size_t) tiles * sizeof(unsigned long long))
+	if (na + nb > INT32_MAX || chain_bytes < (size_t) (tiles + 1) * sizeof(unsigned long long))
 		return cudaErrorInvalidValue;
 	setop_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
 		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM, chain);
 	if ((err = cudaGetLastError()) != cudaSuccess)
 		return err;
-	return launch_after_partition(setop_tile<T, NT, VT, MINB, OP>, tiles, NT, stream, a, na, b, nb,
+	/*
+	 * The pipelined kernel where it was built for sm_90 or later (not
+	 * where it runs from older PTX, which leaves it empty), and with as many
+	 * blocks as fit at once.
+	 */
+	{
+		constexpr size_t smem = setop_pipelined_smem<T, NT, VT, STAGES>();
+		auto		kernel = setop_pipelined<T, NT, VT, STAGES, OP>;
+		static int	resident = -1;
+
+		if (resident < 0)
+		{
+			cudaFuncAttributes fa;
+			int			per_sm = 0,
+						sms = 0,
+						dev = 0;
+
+			if ((err = cudaFuncGetAttributes(&fa, kernel)) != cudaSuccess)
+				return err;
+			if (fa.ptxVersion < 90)
+				resident = 0;
+			else if ((err = cudaFuncSetAttribute(kernel,
+												 cudaFuncAttributeMaxDynamicSharedMemorySize,
+												 (int) smem)) != cudaSuccess ||
+					 (err = cudaGetDevice(&dev)) != cudaSuccess ||
+					 (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+												   dev)) != cudaSuccess ||
+					 (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT + 32,
+																		  smem)) != cudaSuccess)
+				return err;
+			else
+				resident = per_sm * sms;
+		}
+		if (resident > 0)
+			return launch_after_partition(kernel, tiles < resident ? tiles : resident, NT + 32,
+										  smem, stream, a, na, b, nb, (const int64_t *) parts, out,
+										  capacity, chain, (int) tiles, length, unsorted);
+	}
+	return launch_after_partition(setop_tile<T, NT, VT, MINB, OP>, tiles, NT, 0, stream, a, na, b, nb,
 								  (const int64_t *) parts, out, capacity, chain, length, unsorted);
 }
 
