@@ -76,9 +76,10 @@ grid_dependents_launch()
 #define MP_DEPENDENT_LAUNCH 1
 #endif
 
-/* The current device's compute capability major, 0 if unknown. */
-inline int
-device_major()
+/* Whether the current device takes programmatic dependent launches
+ * (compute capability 9 and up). */
+inline bool
+dependent_launch_supported()
 {
 	static int	major = -1;
 
@@ -93,14 +94,7 @@ device_major()
 			major = 0;
 		}
 	}
-	return major;
-}
-
-/* Whether the current device takes programmatic dependent launches. */
-inline bool
-dependent_launch_supported()
-{
-	return MP_DEPENDENT_LAUNCH && device_major() >= 9;
+	return MP_DEPENDENT_LAUNCH && major >= 9;
 }
 
 template <typename... Params, typename... Args>
@@ -143,6 +137,46 @@ merge_path_between(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi)
 			hi = mid;
 	}
 	return lo;
+}
+
+/*
+ * The same, with a guess: first the two probes that bound the answer to
+ * [guess - r, guess + r], side by side, then the search in what is left,
+ * which is that window when the guess was good.  A good guess takes the
+ * chain of dependent loads from log2(hi - lo) to 1 + log2(2r).
+ */
+template <typename T, typename IndexT, typename PtrA, typename PtrB>
+__device__ __forceinline__ IndexT
+merge_path_near(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi, IndexT guess, IndexT r)
+{
+	guess = guess < lo ? lo : guess > hi ? hi : guess;
+
+	const IndexT below = guess - r,
+				above = guess + r;
+	const bool	probe_below = below > lo,
+				probe_above = above < hi;
+	bool		past_below = false,
+				past_above = false;
+
+	if (probe_below)
+		past_below = !order<T>::lt(b[diag - below], a[below - 1]);
+	if (probe_above)
+		past_above = !order<T>::lt(b[diag - 1 - above], a[above]);
+	if (probe_below)
+	{
+		if (past_below)
+			lo = below;
+		else
+			hi = below - 1;
+	}
+	if (probe_above)
+	{
+		if (past_above)
+			lo = lo > above + 1 ? lo : above + 1;
+		else
+			hi = hi < above ? hi : above;
+	}
+	return merge_path_between<T>(a, b, diag, lo, hi);
 }
 
 /* Number of A elements among the first diag outputs of the stable merge. */
@@ -242,19 +276,39 @@ struct tile_windows
 };
 
 /*
- * x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key, and w[n] =
- * x[g0 + n] or the highest key (x has nx elements).  On sm_90 the issuer
+ * One element of a window that a thread loads itself (see start_window):
+ * its value and its index in the window, or NONE.
+ */
+template <typename T>
+struct window_edge
+{
+	static constexpr int NONE = INT32_MIN;
+
+	T			v;
+	int			at;
+
+	__device__ __forceinline__ void put(T *w) const
+	{
+		if (at != NONE)
+			w[at] = v;
+	}
+};
+
+/*
+ * On sm_90: x[g0..g0+n) into w[0..n), w[-1] = x[g0 - 1] or the lowest key,
+ * and w[n] = x[g0 + n] or the highest key (x has nx elements).  The issuer
  * starts one bulk copy (TMA) of the part that begins and ends on 16-byte
  * boundaries, completing on *bar, and adds its size to *bytes; the threads
  * with e in [0, 2E) load the elements at either end (fewer than E each) and
- * the ones around.  Elsewhere the block's NT threads load it all, and e 0
- * and 1 the ones around.
+ * the ones around, one each, and return it to be put in place once all
+ * loads are under way.
  */
-template <typename T, int NT, int NV>
-__device__ __forceinline__ void
-load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, bool issuer, int e,
-			uint64_t *bar, uint32_t *bytes)
+template <typename T, int NV>
+__device__ __forceinline__ window_edge<T>
+start_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, bool issuer, int e,
+			 uint64_t *bar, uint32_t *bytes)
 {
+	window_edge<T> ed = {T(), window_edge<T>::NONE};
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	constexpr int E = tile_windows<T, NV>::E;
 	const int	head = (int) ((0 - (uintptr_t) (x + g0)) % 16 / sizeof(T));
@@ -269,24 +323,73 @@ load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, bool i
 		*bytes += (uint32_t) ((hi - lo) * sizeof(T));
 	}
 	if (e >= 0 && e < E - 1 && e < lo)
-		w[e] = x[g0 + e];
-	if (e >= E - 1 && e < 2 * E - 2 && hi + e - (E - 1) < n)
-		w[hi + e - (E - 1)] = x[g0 + hi + e - (E - 1)];
-	if (e == 2 * E - 2)
-		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
-	if (e == 2 * E - 1)
-		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
+		ed.at = e;
+	else if (e >= E - 1 && e < 2 * E - 2 && hi + e - (E - 1) < n)
+		ed.at = hi + e - (E - 1);
+	else if (e == 2 * E - 2)
+		ed.at = -1;
+	else if (e == 2 * E - 1)
+		ed.at = n;
+	if (ed.at != window_edge<T>::NONE)
+	{
+		const int64_t g = g0 + ed.at;
+
+		ed.v = g < 0 ? order<T>::lowest() : g < nx ? x[g] : order<T>::highest();
+	}
 #else
-	(void) issuer;
-	(void) bar;
-	(void) bytes;
+	(void) x, (void) nx, (void) g0, (void) n, (void) w, (void) issuer, (void) e, (void) bar,
+		(void) bytes;
+#endif
+	return ed;
+}
+
+/*
+ * The same where the input allows one bulk copy of all: when the 16-byte
+ * chunks that hold x[g0 - 1 .. g0 + n] lie inside x, the issuer copies
+ * them, the elements around the window with them, and no thread loads any
+ * (w then needs E - 1 slots more in front of w[-1] and after w[n]).
+ * Elsewhere as start_window.
+ */
+template <typename T, int NV>
+__device__ __forceinline__ window_edge<T>
+start_window_whole(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w, bool issuer,
+				   int e, uint64_t *bar, uint32_t *bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	const uintptr_t at = (uintptr_t) (x + g0);
+	const uintptr_t from = (at - sizeof(T)) & ~(uintptr_t) 15;
+	const uintptr_t to = (at + (n + 1) * sizeof(T) + 15) & ~(uintptr_t) 15;
+
+	if (from >= (uintptr_t) x && to <= (uintptr_t) (x + nx))
+	{
+		const int	s0 = -(int) ((at - from) / sizeof(T));
+
+		if (issuer)
+		{
+			cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, w + s0,
+									 x + g0 + s0, (uint32_t) (to - from), bar);
+			*bytes += (uint32_t) (to - from);
+		}
+		return window_edge<T>{T(), window_edge<T>::NONE};
+	}
+#endif
+	return start_window<T, NV>(x, nx, g0, n, w, issuer, e, bar, bytes);
+}
+
+/*
+ * Without bulk copies: x[g0..g0+n) and the elements around into w[-1..n],
+ * by the block's NT threads.
+ */
+template <typename T, int NT>
+__device__ __forceinline__ void
+load_window(const T *__restrict__ x, int64_t nx, int64_t g0, int n, T *w)
+{
 	for (int i = threadIdx.x; i < n; i += NT)
 		w[i] = x[g0 + i];
-	if (e == 0)
+	if (threadIdx.x == 0)
 		w[-1] = g0 > 0 ? x[g0 - 1] : order<T>::lowest();
-	if (e == 1)
+	if (threadIdx.x == 1)
 		w[n] = g0 + n < nx ? x[g0 + n] : order<T>::highest();
-#endif
 }
 
 /*
@@ -313,12 +416,15 @@ load_tile_windows(T *s, uint64_t *bar, const T *__restrict__ a, int64_t na, int6
 		cuda::ptx::mbarrier_init(bar, 1);
 		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 	}
-#endif
-	load_window<T, NT, NV>(a, na, a0, acount, w.a, threadIdx.x == 0, (int) threadIdx.x - 32, bar,
-						   &bytes);
-	load_window<T, NT, NV>(b, nb, b0, bcount, w.b, threadIdx.x == 0, (int) threadIdx.x - 48, bar,
-						   &bytes);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	{
+		const window_edge<T> ea = start_window<T, NV>(a, na, a0, acount, w.a, threadIdx.x == 0,
+													  (int) threadIdx.x - 32, bar, &bytes);
+		const window_edge<T> eb = start_window<T, NV>(b, nb, b0, bcount, w.b, threadIdx.x == 0,
+													  (int) threadIdx.x - 48, bar, &bytes);
+
+		ea.put(w.a);
+		eb.put(w.b);
+	}
 	if (threadIdx.x == 0)
 		cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
 											 cuda::ptx::space_shared, bar, bytes);
@@ -326,6 +432,10 @@ load_tile_windows(T *s, uint64_t *bar, const T *__restrict__ a, int64_t na, int6
 	while (!cuda::ptx::mbarrier_try_wait_parity(bar, 0))
 		;
 #else
+	(void) bar;
+	(void) bytes;
+	load_window<T, NT>(a, na, a0, acount, w.a);
+	load_window<T, NT>(b, nb, b0, bcount, w.b);
 	__syncthreads();
 #endif
 	return w;

@@ -13,20 +13,23 @@
  * 1. setop_partition: each tile boundary's Merge Path split (searched as the
  *    merge's partition does), then balanced; stored as 2 * a_split + star.
  *    It also sets up the look-back's tile states.
- * 2. setop_tile, started while the partition runs (programmatic dependent
- *    launch): the block copies its A and B windows into shared memory, on
- *    sm_90 in bulk through the tensor memory accelerator, so that no thread
- *    spends instructions on the loads; each thread finds its start with the
- *    same balanced search over the windows, then takes its VT elements in
- *    the balanced order, one a step, keeping or dropping each, which leaves
- *    VT values in registers and a bitmask of the kept ones.  A pair is
- *    decided at its A copy, from B's next element, which may be the next
- *    thread's (or tile's) first: that one then starts with its B copy
- *    pending.  A block scan of the counts, chained to the tiles before by
- *    decoupled look-back (CUB's ScanTileState and TilePrefixCallbackOp),
- *    gives every result its place in the dense output; the block writes
- *    them through shared memory, coalesced.  The last tile records the
- *    length.
+ * 2. The tile kernel, started while the partition runs (programmatic
+ *    dependent launch): a tile's A and B windows are copied into shared
+ *    memory, on sm_90 in bulk through the tensor memory accelerator, so
+ *    that no computing thread spends instructions on the loads; each thread
+ *    finds its start with the same balanced search over the windows (the
+ *    Merge Path search narrowed by a guess from the tile's share of A),
+ *    then takes its VT elements in the balanced order, one a step, keeping
+ *    or dropping each, which leaves VT values in registers and a bitmask of
+ *    the kept ones.  A pair is decided at its A copy, from B's next
+ *    element, which may be the next thread's (or tile's) first: that one
+ *    then starts with its B copy pending.  A block scan of the counts,
+ *    chained to the tiles before by decoupled look-back (setop_chain),
+ *    gives every result its place in the dense output; the results go out
+ *    through shared memory, coalesced.  The last tile records the length.
+ *    On sm_90 setop_pipelined keeps blocks resident, with a warp that feeds
+ *    the others tiles and writes their results; elsewhere setop_tile takes
+ *    one tile a block.
  *
  * The output's order comes from the scan, never from atomics.  The check for
  * unsorted input rides on the serial steps (see there).  On unsorted input
@@ -178,28 +181,58 @@ balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
 	if (bi >= nb)
 		return ai;
 
-	/* the run of B's next key in front of the split, in A and in B (when
-	 * any B copy is in front, so is every A copy: ties go to A first) */
+	/*
+	 * The run of B's next key in front of the split, in A and in B (when
+	 * any B copy is in front, so is every A copy: ties go to A first).
+	 * Mostly it has at most three copies a side; then the ten loads that
+	 * count them, and whether B holds a second copy from bi on, go out
+	 * together, and the rule below needs no more.  Longer runs are
+	 * searched for.
+	 */
 	const T		x = b[bi];
-	const IndexT a_start = run_start<T>(a, ai, x);
-	const IndexT b_start = run_start<T>(b, bi, x);
+	bool		in_a[4] = {false, false, false, false},
+				in_b[4] = {false, false, false, false},
+				b_second = false;
+
+#pragma unroll
+	for (int k = 0; k < 4; k++)
+	{
+		if (ai > k)
+			in_a[k] = !order<T>::lt(a[ai - 1 - k], x);
+		if (bi > k)
+			in_b[k] = !order<T>::lt(b[bi - 1 - k], x);
+	}
+	if (bi + 1 < nb)
+		b_second = !order<T>::lt(x, b[bi + 1]);
+
+	const bool	short_runs = !in_a[3] && !in_b[3];
+	const IndexT a_start = short_runs ? ai - in_a[0] - in_a[1] - in_a[2] : run_start<T>(a, ai, x);
+	const IndexT b_start = short_runs ? bi - in_b[0] - in_b[1] - in_b[2] : run_start<T>(b, bi, x);
 	const IndexT count = (ai - a_start) + (bi - b_start);
 
 	/* give B half of the run's copies in front (or all it has there, if
-	 * more), as far as B has them */
+	 * more), as far as B has them: lo is the end of B's run, looked for up
+	 * to b_start + b_adv + 1 (b[bi] is x, and with short runs b_adv + 1 is
+	 * at most bi - b_start + 2) */
 	IndexT		b_adv = count >> 1 > bi - b_start ? count >> 1 : bi - b_start;
-	IndexT		b_end = b_start + b_adv + 1 < nb ? b_start + b_adv + 1 : nb;
-	IndexT		lo = bi,
-				hi = b_end;
+	const IndexT b_cap = b_start + b_adv + 1;
+	IndexT		lo = bi + 1;
 
-	while (lo < hi)
+	if (short_runs)
+		lo = b_second && b_cap > lo ? lo + 1 : lo;
+	else
 	{
-		IndexT		mid = (lo + hi) >> 1;
+		IndexT		hi = b_cap < nb ? b_cap : nb;
 
-		if (!order<T>::lt(x, b[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
+		while (lo < hi)
+		{
+			IndexT		mid = (lo + hi) >> 1;
+
+			if (!order<T>::lt(x, b[mid]))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	}
 
 	const IndexT b_run = lo - b_start;	/* B's copies of x, up to b_adv + 1 */
@@ -294,9 +327,10 @@ struct setop_steps_out
  * tile's), and on sorted input the steps need no bounds: past A's share its
  * next element is above every key left in B's (or equal with the B copy
  * pending), and past B's share its next element is not below A's keys left
- * (or equal, then A's key is paired, correctly).  B's place follows from
- * A's, as the steps taken make up the diagonal.  (On unsorted input a thread
- * may step up to VT past its share: the windows have room for it.)
+ * (or equal, then A's key is paired, correctly).  Each step loads only the
+ * next element of the side it took; the other side's stays in its register.
+ * (On unsorted input a thread may step up to VT past its share: the windows
+ * have room for it.)
  *
  * The check for unsorted input rides on the steps: the keys a thread takes
  * must not go down, starting from the elements in front of its start, and
@@ -310,10 +344,10 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 	typedef setop_keeps<OP> keeps;
 	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
 	const uint32_t a_base = (uint32_t) __cvta_generic_to_shared(sa);
-	uint32_t	pa = a_base + a_start * (uint32_t) sizeof(T);
-
-	/* B's element at step i is at b_at - pa + i * sizeof(T) */
-	const uint32_t b_at = (uint32_t) __cvta_generic_to_shared(sb + b_start) + pa;
+	uint32_t	pa = a_base + a_start * (uint32_t) sizeof(T),
+				pb = (uint32_t) __cvta_generic_to_shared(sb + b_start);
+	T			x = load_shared<T>(pa),
+				y = load_shared<T>(pb);
 	T			prev = order<T>::lt(sa[a_start - 1], sb[b_start - 1]) ?
 		sb[b_start - 1] : sa[a_start - 1];
 	bool		descents = false;
@@ -322,8 +356,6 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
-		const T		x = load_shared<T>(pa),
-					y = load_shared<T>(b_at - pa + i * (uint32_t) sizeof(T));
 		const bool	take_a = !pending && !order<T>::lt(y, x);
 		const bool	paired = take_a && !order<T>::lt(x, y);
 		const T		v = take_a ? x : y;
@@ -334,6 +366,15 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << i;
 		pending = paired;
 		pa += take_a ? (uint32_t) sizeof(T) : 0;
+		pb += take_a ? 0 : (uint32_t) sizeof(T);
+		/* the next element of the side just taken; the other stays */
+		if (i + 1 < VT)
+		{
+			const T		z = load_shared<T>(take_a ? pa : pb);
+
+			x = take_a ? z : x;
+			y = take_a ? y : z;
+		}
 	}
 	o.kept = kept;
 	o.descents = descents;
@@ -453,8 +494,16 @@ struct setop_view
 				bcount,
 				star0,
 				b_lim;
+	float		share;			/* of A in the tile past the star */
 	bool		fast;
 };
+
+/* What share of the tile past its star comes from A. */
+__device__ __forceinline__ float
+setop_share(int acount, int bcount, int star0)
+{
+	return acount + bcount - star0 > 0 ? (float) acount / (float) (acount + bcount - star0) : 0.0f;
+}
 
 /*
  * Thread tid's start, and its steps.  Thread 0 starts where the tile does;
@@ -475,8 +524,12 @@ setop_tile_steps(const setop_view<T> &v, int tid, int (*starts)[2], setop_steps_
 	if (tid > 0)
 	{
 		const int	diag = (tid * VT < count ? tid * VT : count) - v.star0;
-		const int	mp = merge_path_search<T>(v.sa, v.acount, v.sb + v.star0,
-											  v.bcount - v.star0, diag);
+		const int	nb = v.bcount - v.star0;
+
+		/* a guess from A's share, usually within 32 on random keys */
+		const int	mp = merge_path_near<T>(v.sa, v.sb + v.star0, diag, diag > nb ? diag - nb : 0,
+											diag < v.acount ? diag : v.acount,
+											__float2int_rn((float) diag * v.share), 32);
 
 		a_start = balanced_path<T>(v.sa, v.sb + v.star0, v.bcount - v.star0, diag, mp, &pending);
 		b_start = diag - a_start + v.star0;
@@ -548,12 +601,11 @@ struct setop_span
 
 template <int NV>
 __device__ __forceinline__ setop_span
-setop_span_of(const int64_t *__restrict__ parts, int tile, int64_t na, int64_t nb)
+setop_span_at(int64_t p0, int64_t p1, int tile, int64_t na, int64_t nb)
 {
 	const int64_t d0 = (int64_t) tile * NV;
 	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
-	const int64_t p0 = parts[tile];
-	const int64_t a1 = parts[tile + 1] >> 1;
+	const int64_t a1 = p1 >> 1;
 	const int64_t b1 = d1 - a1;
 	setop_span	sp;
 
@@ -567,6 +619,15 @@ setop_span_of(const int64_t *__restrict__ parts, int tile, int64_t na, int64_t n
 	sp.fast = sp.acount + sp.bcount == NV && a1 < na && b1 < nb;
 	sp.b_real_after = b1 < nb;
 	return sp;
+}
+
+/* The same from the partition array (setop_span_at takes the tile's two
+ * entries, p0 and p1). */
+template <int NV>
+__device__ __forceinline__ setop_span
+setop_span_of(const int64_t *__restrict__ parts, int tile, int64_t na, int64_t nb)
+{
+	return setop_span_at<NV>(parts[tile], parts[tile + 1], tile, na, nb);
 }
 
 /*
@@ -600,7 +661,7 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 	const tile_windows<T, NV> w = load_tile_windows<T, NT, NV>(s, &bar, a, na, sp.a0, sp.acount,
 															   b, nb, sp.b0, sp.bcount);
 	const setop_view<T> v = {w.a, w.b, sp.acount, sp.bcount, sp.star0,
-		sp.bcount + sp.b_real_after, sp.fast};
+		sp.bcount + sp.b_real_after, setop_share(sp.acount, sp.bcount, sp.star0), sp.fast};
 	setop_steps_out<T, VT> o;
 	int			tile_count;
 
@@ -640,11 +701,12 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
  * The pipelined form, on sm_90: a resident set of blocks, each with NT
  * threads that compute tiles and one warp that feeds them, taking tiles in
  * order from a counter.  The feeding warp copies tiles' windows in bulk into
- * STAGES stages, ahead of the others; when they have compacted a tile's
- * results in its stage and put its count on the chain, it looks back, writes
- * the results out and refills the stage.  So neither the copies nor the
- * look-back hold up the steps, unless a look-back takes longer than
- * computing STAGES - 1 tiles.
+ * STAGES stages, ahead of the others, and looks back at the tiles before
+ * the oldest while that one is computed; when the others have compacted
+ * its results in its stage and put its count on the chain, the feeding warp
+ * writes the results out and refills the stage.  So neither the copies nor
+ * the look-back hold up the steps, unless the tiles before take longer to
+ * publish than computing STAGES - 1 tiles does.
  */
 struct setop_stage
 {
@@ -655,18 +717,23 @@ struct setop_stage
 				bcount,
 				star0,
 				b_lim;
+	float		share;
 	int			tile_count;		/* from the computing threads */
 	bool		fast;
 };
 
-/* Elements of one stage's buffer, a multiple of 16 bytes. */
+/*
+ * Elements of one stage's buffer, a multiple of 16 bytes: both windows with
+ * the 16-byte chunks around them (see start_window_whole), E apart, and VT
+ * more (see setop_steps_full).
+ */
 template <typename T, int NT, int VT>
 __host__ __device__ constexpr int
 setop_stage_elems()
 {
-	typedef tile_windows<T, NT * VT> windows;
+	constexpr int E = tile_windows<T, NT * VT>::E;
 
-	return (windows::SIZE + VT + windows::E - 1) / windows::E * windows::E;
+	return (NT * VT + 6 * E + VT + E - 1) / E * E;
 }
 
 /* Dynamic shared memory of the pipelined kernel. */
@@ -714,15 +781,25 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 
 	if (tid >= NT)
 	{
-		/* the feeding warp: claims a tile and copies its windows into
-		 * stage k; returns the tile, or -1 when there are no more */
+		/*
+		 * The feeding warp.  ask: lane 0 claims the next tile.  splits:
+		 * every lane learns it and loads its two partition entries.  fill:
+		 * its windows copied into stage k; returns the tile, or -1 when
+		 * there are no more.
+		 */
 		int		   *const next_tile = (int *) (chain.words + tiles);
-		auto		feed = [&](int k) -> int {
-			int			tile = 0;
-
-			if (lane == 0)
-				tile = atomicAdd(next_tile, 1);
-			tile = __shfl_sync(~0u, tile, 0);
+		auto		ask = [&]() -> int {
+			return lane == 0 ? atomicAdd(next_tile, 1) : 0;
+		};
+		auto		splits = [&](int asked, int &tile, int64_t &p0, int64_t &p1) {
+			tile = __shfl_sync(~0u, asked, 0);
+			if (tile < tiles)
+			{
+				p0 = parts[tile];
+				p1 = parts[tile + 1];
+			}
+		};
+		auto		fill = [&](int k, int tile, int64_t p0, int64_t p1) -> int {
 			if (tile >= tiles)
 			{
 				if (lane == 0)
@@ -731,10 +808,10 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 				return -1;
 			}
 
-			const setop_span sp = setop_span_of<NV>(parts, tile, na, nb);
+			const setop_span sp = setop_span_at<NV>(p0, p1, tile, na, nb);
 			T		   *const buf = s + k * BUF;
-			const int	a_off = windows::place(1, a, sp.a0);
-			const int	b_off = windows::place(a_off + sp.acount + 2, b, sp.b0);
+			const int	a_off = windows::place(windows::E, a, sp.a0);
+			const int	b_off = windows::place(a_off + sp.acount + 2 * windows::E, b, sp.b0);
 			uint32_t	bytes = 0;
 
 			if (sp.broken && lane == 0 && unsorted != nullptr)
@@ -749,13 +826,21 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 				stage[k].bcount = sp.bcount;
 				stage[k].star0 = sp.star0;
 				stage[k].b_lim = sp.bcount + sp.b_real_after;
+				stage[k].share = setop_share(sp.acount, sp.bcount, sp.star0);
 				stage[k].fast = sp.fast;
 				cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 			}
-			load_window<T, NT, NV>(a, na, sp.a0, sp.acount, buf + a_off, lane == 0, lane, &full[k],
-								   &bytes);
-			load_window<T, NT, NV>(b, nb, sp.b0, sp.bcount, buf + b_off, lane == 0, lane - 16,
-								   &full[k], &bytes);
+
+			/* both windows' loads under way before either is put */
+			const window_edge<T> ea = start_window_whole<T, NV>(a, na, sp.a0, sp.acount,
+																buf + a_off, lane == 0, lane,
+																&full[k], &bytes);
+			const window_edge<T> eb = start_window_whole<T, NV>(b, nb, sp.b0, sp.bcount,
+																buf + b_off, lane == 0, lane - 16,
+																&full[k], &bytes);
+
+			ea.put(buf + a_off);
+			eb.put(buf + b_off);
 			/* every lane arrives after its stores, the one that started
 			 * the bulk copies with their size */
 			if (lane == 0)
@@ -769,16 +854,28 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 
 #pragma unroll
 		for (int i = 0; i < STAGES; i++)
-			queue[i] = feed(i);
+		{
+			int			tile = 0;
+			int64_t		p0 = 0,
+						p1 = 0;
+
+			splits(ask(), tile, p0, p1);
+			queue[i] = fill(i, tile, p0, p1);
+		}
 		for (int k = 0, phase = 0; queue[0] >= 0;)
 		{
 			const int	tile = queue[0];
+			int			next = 0;
+			int64_t		p0 = 0,
+						p1 = 0;
+
+			/* the tiles before are looked back at while this one is computed */
+			const int	before = tile == 0 ? 0 : chain.prefix(tile);
 
 			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
 				;
 
 			const int	tile_count = stage[k].tile_count;
-			const int	before = tile == 0 ? 0 : chain.prefix(tile);
 			const int64_t tile_start = before;
 			const T    *const res = s + k * BUF;
 
@@ -790,10 +887,13 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 			if (tile == tiles - 1 && lane == 0)
 				*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 			__syncwarp();
+			/* claimed only now: a tile claimed early waits longer for its
+			 * turn, and so do the tiles after it for its count */
+			splits(queue[STAGES - 1] >= 0 ? ask() : tiles, next, p0, p1);
 #pragma unroll
 			for (int i = 0; i + 1 < STAGES; i++)
 				queue[i] = queue[i + 1];
-			queue[STAGES - 1] = feed(k);
+			queue[STAGES - 1] = fill(k, next, p0, p1);
 			if (++k == STAGES)
 			{
 				k = 0;
@@ -815,7 +915,7 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 
 			T		   *const buf = s + k * BUF;
 			const setop_view<T> v = {buf + stage[k].a_off, buf + stage[k].b_off, stage[k].acount,
-				stage[k].bcount, stage[k].star0, stage[k].b_lim, stage[k].fast};
+				stage[k].bcount, stage[k].star0, stage[k].b_lim, stage[k].share, stage[k].fast};
 			setop_steps_out<T, VT> o;
 			int			tile_count;
 
