@@ -698,15 +698,45 @@ setop_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t
 }
 
 /*
+ * res[0..n) into out[start..), as far as the output's capacity goes, by
+ * the 32 lanes of a warp: four loads under way before their stores.
+ */
+template <typename T>
+__device__ __forceinline__ void
+setop_write_out(const T *res, int n, T *__restrict__ out, int64_t start, int64_t capacity,
+				int lane)
+{
+	const int	lim = start + n <= capacity ? n : start < capacity ? (int) (capacity - start) : 0;
+	T		   *const to = out + start;
+	int			i = lane;
+
+	for (; i + 96 < lim; i += 128)
+	{
+		const T		v0 = res[i],
+					v1 = res[i + 32],
+					v2 = res[i + 64],
+					v3 = res[i + 96];
+
+		to[i] = v0;
+		to[i + 32] = v1;
+		to[i + 64] = v2;
+		to[i + 96] = v3;
+	}
+	for (; i < lim; i += 32)
+		to[i] = res[i];
+}
+
+/*
  * The pipelined form, on sm_90: a resident set of blocks, each with NT
  * threads that compute tiles and one warp that feeds them, taking tiles in
  * order from a counter.  The feeding warp copies tiles' windows in bulk into
- * STAGES stages, ahead of the others, and looks back at the tiles before
- * the oldest while that one is computed; when the others have compacted
- * its results in its stage and put its count on the chain, the feeding warp
- * writes the results out and refills the stage.  So neither the copies nor
- * the look-back hold up the steps, unless the tiles before take longer to
- * publish than computing STAGES - 1 tiles does.
+ * STAGES stages, ahead of the others.  When the others have compacted the
+ * oldest tile's results in its stage and put its count on the chain, the
+ * feeding warp claims the next tile, looks back at the tiles before the
+ * oldest, writes its results out and refills the stage with the tile
+ * claimed.  So neither the copies nor the look-back hold up the steps,
+ * unless the tiles before take longer to publish than computing STAGES - 1
+ * tiles does.  (They often do, by about half a tile: see NOTES.md.)
  */
 struct setop_stage
 {
@@ -869,11 +899,16 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 			int64_t		p0 = 0,
 						p1 = 0;
 
-			/* the tiles before are looked back at while this one is computed */
-			const int	before = tile == 0 ? 0 : chain.prefix(tile);
-
+			/*
+			 * The next tile is claimed as soon as this one is computed,
+			 * so that every tile waits behind the same work, and its
+			 * claim goes on while the tiles before are looked back at.
+			 */
 			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
 				;
+
+			const int	asked = queue[STAGES - 1] >= 0 ? ask() : tiles;
+			const int	before = tile == 0 ? 0 : chain.prefix(tile);
 
 			const int	tile_count = stage[k].tile_count;
 			const int64_t tile_start = before;
@@ -881,15 +916,11 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 
 			if (lane == 0 && tile > 0)
 				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
-			for (int i = lane; i < tile_count; i += 32)
-				if (tile_start + i < capacity)
-					out[tile_start + i] = res[i];
+			setop_write_out<T>(res, tile_count, out, tile_start, capacity, lane);
 			if (tile == tiles - 1 && lane == 0)
 				*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 			__syncwarp();
-			/* claimed only now: a tile claimed early waits longer for its
-			 * turn, and so do the tiles after it for its count */
-			splits(queue[STAGES - 1] >= 0 ? ask() : tiles, next, p0, p1);
+			splits(asked, next, p0, p1);
 #pragma unroll
 			for (int i = 0; i + 1 < STAGES; i++)
 				queue[i] = queue[i + 1];
