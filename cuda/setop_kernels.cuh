@@ -314,6 +314,22 @@ struct setop_steps_out
 };
 
 /*
+ * With 4-byte keys, the mask settled in its register at each step.  Left
+ * alone, the compiler keeps each step's bit apart and combines them after
+ * the loop, which for int32 intersect needs more registers than a thread
+ * has at 4 blocks an SM, and spills.  (8-byte keys are slower settled.)
+ */
+template <typename T, typename M>
+__device__ __forceinline__ void
+setop_settle(M &mask)
+{
+	if constexpr (sizeof(T) == 4 && sizeof(M) == 8)
+		asm volatile("" : "+l"(mask));
+	else if constexpr (sizeof(T) == 4)
+		asm volatile("" : "+r"(mask));
+}
+
+/*
  * A thread's VT serial steps over its share of the tile, from a_start and
  * b_start, in the balanced order: the merged order with the copies of a key
  * alternating, A's first (a1 b1 a2 b2 ...), so that a pair's B copy comes
@@ -364,6 +380,7 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 		prev = v;
 		o.r[i] = v;
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << i;
+		setop_settle<T>(kept);
 		pending = paired;
 		pa += take_a ? (uint32_t) sizeof(T) : 0;
 		pb += take_a ? 0 : (uint32_t) sizeof(T);
