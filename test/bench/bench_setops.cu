@@ -176,7 +176,7 @@ bench_type(int64_t m, bool with_host)
 	}
 }
 
-/* One block shape of the --tune sweep (MINB 0: no minimum of blocks per SM). */
+/* One block shape and number of stages of the --tune sweep. */
 template <typename T, mp_setop OP, int NT, int VT, int STAGES>
 static void
 tune_one(setop_case<T> &c, int64_t nref)
