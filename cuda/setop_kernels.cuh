@@ -55,7 +55,7 @@ template <typename T>
 struct setop_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 31 : 19;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
 	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
 									 * bound */
 	static constexpr int STAGES = 3;	/* of the pipelined kernel */
@@ -66,7 +66,10 @@ struct setop_shape
  * its count of results in the low half and in the high half what the count
  * covers: nothing yet, the tile alone, or every tile up to it.  Counts are
  * ints: the output of one call stays below 2^31 elements (setop_on_device
- * refuses more).
+ * refuses more).  Each word has a 32-byte sector to itself (STRIDE words):
+ * packed, the words of neighbouring tiles, written by different SMs, share
+ * sectors that every look-back reads, and that cost intersect 5% on an H100
+ * (see NOTES.md).
  */
 struct setop_chain
 {
@@ -74,19 +77,25 @@ struct setop_chain
 	{
 		EMPTY = 0, AGGREGATE = 1, INCLUSIVE = 2
 	};
+	static constexpr int STRIDE = 4;
 
 	unsigned long long *words;
 
+	__device__ __forceinline__ void clear(int64_t tile) const
+	{
+		words[tile * STRIDE] = 0;
+	}
+
 	__device__ __forceinline__ void publish(int tile, unsigned what, int count) const
 	{
-		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[tile]);
+		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[(int64_t) tile * STRIDE]);
 
 		w.store((unsigned long long) what << 32 | (unsigned) count, cuda::std::memory_order_relaxed);
 	}
 
 	__device__ __forceinline__ unsigned long long peek(int tile) const
 	{
-		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[tile]);
+		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> w(words[(int64_t) tile * STRIDE]);
 
 		return w.load(cuda::std::memory_order_relaxed);
 	}
@@ -265,8 +274,8 @@ setop_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 
 	grid_dependents_launch();
 	if (g < num_parts)
-		chain.words[g] = 0;
-	if (!merge_partition_split<T, NV>(a, na, b, nb, num_parts, bracketed, &p, &split))
+		chain.clear(g);
+	if (!merge_partition_split<T, NV, true>(a, na, b, nb, num_parts, bracketed, &p, &split))
 		return;
 
 	int64_t		diag = p * NV < na + nb ? p * NV : na + nb;
@@ -745,15 +754,16 @@ setop_write_out(const T *res, int n, T *__restrict__ out, int64_t start, int64_t
 
 /*
  * The pipelined form, on sm_90: a resident set of blocks, each with NT
- * threads that compute tiles and one warp that feeds them, taking tiles in
- * order from a counter.  The feeding warp copies tiles' windows in bulk into
- * STAGES stages, ahead of the others.  When the others have compacted the
- * oldest tile's results in its stage and put its count on the chain, the
- * feeding warp claims the next tile, looks back at the tiles before the
- * oldest, writes its results out and refills the stage with the tile
- * claimed.  So neither the copies nor the look-back hold up the steps,
- * unless the tiles before take longer to publish than computing STAGES - 1
- * tiles does.  (They often do, by about half a tile: see NOTES.md.)
+ * threads that compute tiles and one warp that feeds them.  A block's j-th
+ * tile is tile j * gridDim.x + blockIdx.x (round-robin: tiles are taken in
+ * order, with no counter to claim them from, and a tile's splits can be
+ * read before its stage is free).  The feeding warp copies tiles' windows in
+ * bulk into STAGES stages, ahead of the others.  When the others have
+ * compacted the oldest tile's results in its stage and put its count on the
+ * chain, the feeding warp looks back at the tiles before the oldest, writes
+ * its results out and refills the stage with the block's next tile.  So
+ * neither the copies nor the look-back hold up the steps, unless the tiles
+ * before take longer to publish than computing STAGES - 1 tiles does.
  */
 struct setop_stage
 {
@@ -829,30 +839,30 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 	if (tid >= NT)
 	{
 		/*
-		 * The feeding warp.  ask: lane 0 claims the next tile.  splits:
-		 * every lane learns it and loads its two partition entries.  fill:
-		 * its windows copied into stage k; returns the tile, or -1 when
-		 * there are no more.
+		 * The feeding warp.  tile_of: the block's j-th tile, or -1 past the
+		 * last.  splits: its two partition entries.  fill: its windows
+		 * copied into stage k (with tile -1, the stage says there are no
+		 * more).
 		 */
-		int		   *const next_tile = (int *) (chain.words + tiles);
-		auto		ask = [&]() -> int {
-			return lane == 0 ? atomicAdd(next_tile, 1) : 0;
+		auto		tile_of = [&](int j) -> int {
+			const int64_t t = (int64_t) j * gridDim.x + blockIdx.x;
+
+			return t < tiles ? (int) t : -1;
 		};
-		auto		splits = [&](int asked, int &tile, int64_t &p0, int64_t &p1) {
-			tile = __shfl_sync(~0u, asked, 0);
-			if (tile < tiles)
+		auto		splits = [&](int tile, int64_t &p0, int64_t &p1) {
+			if (tile >= 0)
 			{
 				p0 = parts[tile];
 				p1 = parts[tile + 1];
 			}
 		};
-		auto		fill = [&](int k, int tile, int64_t p0, int64_t p1) -> int {
-			if (tile >= tiles)
+		auto		fill = [&](int k, int tile, int64_t p0, int64_t p1) {
+			if (tile < 0)
 			{
 				if (lane == 0)
 					stage[k].tile = -1;
 				cuda::ptx::mbarrier_arrive(&full[k]);
-				return -1;
+				return;
 			}
 
 			const setop_span sp = setop_span_at<NV>(p0, p1, tile, na, nb);
@@ -895,38 +905,32 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 													 cuda::ptx::space_shared, &full[k], bytes);
 			else
 				cuda::ptx::mbarrier_arrive(&full[k]);
-			return tile;
 		};
-		int			queue[STAGES];
 
 #pragma unroll
-		for (int i = 0; i < STAGES; i++)
+		for (int j = 0; j < STAGES; j++)
 		{
-			int			tile = 0;
 			int64_t		p0 = 0,
 						p1 = 0;
 
-			splits(ask(), tile, p0, p1);
-			queue[i] = fill(i, tile, p0, p1);
+			splits(tile_of(j), p0, p1);
+			fill(j, tile_of(j), p0, p1);
 		}
-		for (int k = 0, phase = 0; queue[0] >= 0;)
+		for (int j = 0, k = 0, phase = 0;; j++)
 		{
-			const int	tile = queue[0];
-			int			next = 0;
+			const int	tile = tile_of(j);
+			const int	next = tile_of(j + STAGES);
 			int64_t		p0 = 0,
 						p1 = 0;
 
-			/*
-			 * The next tile is claimed as soon as this one is computed,
-			 * so that every tile waits behind the same work, and its
-			 * claim goes on while the tiles before are looked back at.
-			 */
+			if (tile < 0)
+				break;
+			/* the next tile's splits arrive while this one is finished */
+			splits(next, p0, p1);
 			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
 				;
 
-			const int	asked = queue[STAGES - 1] >= 0 ? ask() : tiles;
 			const int	before = tile == 0 ? 0 : chain.prefix(tile);
-
 			const int	tile_count = stage[k].tile_count;
 			const int64_t tile_start = before;
 			const T    *const res = s + k * BUF;
@@ -937,11 +941,7 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 			if (tile == tiles - 1 && lane == 0)
 				*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 			__syncwarp();
-			splits(asked, next, p0, p1);
-#pragma unroll
-			for (int i = 0; i + 1 < STAGES; i++)
-				queue[i] = queue[i + 1];
-			queue[STAGES - 1] = fill(k, next, p0, p1);
+			fill(k, next, p0, p1);
 			if (++k == STAGES)
 			{
 				k = 0;
@@ -998,8 +998,7 @@ setop_num_tiles(int64_t na, int64_t nb)
 	return (na + nb + NT * VT - 1) / (NT * VT);
 }
 
-/* Device scratch the operation needs: partition array, and the tile chain
- * with the pipelined kernel's tile counter after it. */
+/* Device scratch the operation needs: partition array and tile chain. */
 template <typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
 inline void
 setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_bytes)
@@ -1007,7 +1006,7 @@ setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_b
 	int64_t		tiles = setop_num_tiles<T, NT, VT>(na, nb);
 
 	*parts_bytes = (size_t) (tiles + 1) * sizeof(int64_t);
-	*chain_bytes = (size_t) (tiles + 1) * sizeof(unsigned long long);
+	*chain_bytes = (size_t) (tiles + 1) * setop_chain::STRIDE * sizeof(unsigned long long);
 }
 
 /*
@@ -1028,7 +1027,8 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 
 	if (tiles == 0)
 		return cudaMemsetAsync(length, 0, sizeof(int64_t), stream);
-	if (na + nb > INT32_MAX || chain_bytes < (size_t) (tiles + 1) * sizeof(unsigned long long))
+	if (na + nb > INT32_MAX ||
+		chain_bytes < (size_t) (tiles + 1) * setop_chain::STRIDE * sizeof(unsigned long long))
 		return cudaErrorInvalidValue;
 	setop_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
 		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM, chain);
