@@ -24,10 +24,10 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
 	src/join.o src/sort.o src/aggregates.o
-CPU_OBJS = src/cpu_backend.o
+CPU_OBJS = src/cpu_backend.o src/cpu_rows.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
-	cuda/gpu_sort.o
+	cuda/gpu_sort.o cuda/gpu_rows.o
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
 GPU_OBJS = src/gpu_absent.o
@@ -60,7 +60,7 @@ $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp
 
 # C tests: the backends alone, no server.
 TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c \
-	test/test_sort.c
+	test/test_sort.c test/test_rows.c
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
 	src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \

@@ -16,6 +16,13 @@
  * Unique flags each element that is greater than its predecessor (the
  * first of each run), checking the order on the way, and compacts with
  * CUB's DeviceSelect::Flagged.
+ *
+ * The row sort (the executor's sort node) sorts row numbers by composite
+ * keys that the host has already folded into unsigned words (mp_order.h):
+ * CUB's radix sort of (key word, row number) pairs, one word after another
+ * from the least significant, each sort stable and limited to the word's
+ * bits in use; a word after the first is gathered in the order the words
+ * before have put the rows.
  */
 #ifndef SORT_KERNELS_CUH
 #define SORT_KERNELS_CUH
@@ -239,6 +246,84 @@ unique_on_device(const T *x, int n, uint8_t *flags, T *out, int64_t *count, int 
 	if (cudaError_t err = cudaGetLastError())
 		return err;
 	return cub::DeviceSelect::Flagged(temp, temp_bytes, x, flags, out, count, n, stream);
+}
+
+/* x[i] = i */
+template <typename R>
+__global__ void __launch_bounds__(SCAN_THREADS)
+row_numbers(R *x, int64_t n)
+{
+	for (int64_t i = blockIdx.x * (int64_t) SCAN_THREADS + threadIdx.x; i < n;
+		 i += (int64_t) gridDim.x * SCAN_THREADS)
+		x[i] = (R) i;
+}
+
+/* out[i] = word[rows[i]] */
+template <typename K>
+__global__ void __launch_bounds__(SCAN_THREADS)
+gather_keys(const K *__restrict__ word, const uint32_t *__restrict__ rows, K *__restrict__ out,
+			int64_t n)
+{
+	for (int64_t i = blockIdx.x * (int64_t) SCAN_THREADS + threadIdx.x; i < n;
+		 i += (int64_t) gridDim.x * SCAN_THREADS)
+		out[i] = word[rows[i]];
+}
+
+/* Device scratch the row sort of n rows needs besides its buffers. */
+template <typename K>
+inline cudaError_t
+sort_rows_temp_bytes(int n, size_t *bytes)
+{
+	cub::DoubleBuffer<K> keys(nullptr, nullptr);
+	cub::DoubleBuffer<uint32_t> rows(nullptr, nullptr);
+
+	return cub::DeviceRadixSort::SortPairs(nullptr, *bytes, keys, rows, n);
+}
+
+/*
+ * Enqueues the row sort of n rows by words[0..nwords * n) (word w of row i
+ * at w * n + i; the words are overwritten), with gathered (room for n when
+ * nwords > 1), alt (room for n), rows and rows_alt (room for n each) and
+ * temp; *result gets whichever of rows and rows_alt will hold the
+ * permutation.
+ */
+template <typename K>
+inline cudaError_t
+sort_rows_on_device(K *words, int nwords, const int *bits, int n, K *gathered, K *alt,
+					uint32_t *rows, uint32_t *rows_alt, uint32_t **result, void *temp,
+					size_t temp_bytes, cudaStream_t stream)
+{
+	bool		first = true;
+
+	*result = rows;
+	row_numbers<uint32_t><<<pass_blocks(n), SCAN_THREADS, 0, stream>>>(rows, n);
+	if (cudaError_t err = cudaGetLastError())
+		return err;
+	for (int w = 0; w < nwords; w++)
+	{
+		K		   *in = words + (size_t) w * n;
+
+		if (bits[w] == 0)
+			continue;
+		if (!first)
+		{
+			gather_keys<K><<<pass_blocks(n), SCAN_THREADS, 0, stream>>>(in, *result, gathered,
+																		n);
+			if (cudaError_t err = cudaGetLastError())
+				return err;
+			in = gathered;
+		}
+
+		cub::DoubleBuffer<K> keys(in, alt);
+		cub::DoubleBuffer<uint32_t> perm(*result, *result == rows ? rows_alt : rows);
+
+		if (cudaError_t err = cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, perm, n, 0,
+															  bits[w], stream))
+			return err;
+		*result = perm.Current();
+		first = false;
+	}
+	return cudaSuccess;
 }
 
 }								/* namespace mp */

@@ -184,6 +184,32 @@ extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
 							 void *scratch, mp_poll_fn poll);
 
 /*
+ * Row sorts, for the executor's sort node: the stable permutation that
+ * orders n rows (n below 2^32) by a composite unsigned key of nwords words,
+ * word 0 the least significant.  words holds word 0 of every row, then word
+ * 1 of every row, and so on, each word_bytes (4 or 8) wide with only its low
+ * bits[w] bits in use.  perm[k] gets the row that goes k-th; rows with equal
+ * keys keep their input order.
+ */
+typedef struct mp_row_keys
+{
+	int			nwords;
+	int			word_bytes;
+	const int  *bits;
+	const void *words;
+} mp_row_keys;
+
+/* Bytes of scratch mp_cpu_sort_rows needs for n rows. */
+static inline size_t
+mp_cpu_sort_rows_scratch(int64_t n)
+{
+	return (size_t) n * 2 * sizeof(uint64_t);
+}
+
+extern mp_status mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
+								  void *scratch, mp_poll_fn poll);
+
+/*
  * The first element of each run of equal keys of the ascending x[0..n) into
  * out (room for n); *nout gets how many.  Checks as mp_cpu_merge does.
  */
@@ -281,6 +307,10 @@ extern mp_status mp_gpu_sort(mp_type type, const void *in, int64_t n, void *out,
 extern mp_status mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out,
 							   int64_t *nout, bool check_sorted, mp_poll_fn poll,
 							   mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_sort_rows, without the scratch. */
+extern mp_status mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
+								  mp_poll_fn poll, mp_gpu_timing *timing);
 
 /* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
 extern const char *mp_gpu_last_error(void);

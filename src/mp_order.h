@@ -12,6 +12,10 @@
  * native comparisons, which costs fewer instructions than two keys; the C
  * tests check that the two agree on every pair of special values.
  *
+ * The executor's sort node orders rows by several such keys at once: each
+ * becomes a field of one composite unsigned key (mp_key_value,
+ * mp_key_null_bit), so that comparing composite keys is comparing rows.
+ *
  * Usable from C and from CUDA device code.
  */
 #ifndef MP_ORDER_H
@@ -26,6 +30,12 @@
 #else
 #define MP_HD static inline
 #endif
+
+MP_HD uint32_t
+mp_key_int2(int16_t x)
+{
+	return (uint16_t) x ^ UINT32_C(0x8000);
+}
 
 MP_HD uint32_t
 mp_key_int4(int32_t x)
@@ -71,6 +81,45 @@ mp_key_float8(double x)
 	if (x == 0.0)
 		return UINT64_C(0x8000000000000000);
 	return u ^ ((u >> 63) ? UINT64_MAX : UINT64_C(0x8000000000000000));
+}
+
+/*
+ * A sort key of `bits` bits as its field of a composite key: inverted for a
+ * descending order, and 0 for a NULL, which its null bit sets apart.
+ */
+MP_HD uint64_t
+mp_key_value(uint64_t key, int bits, bool desc, bool isnull)
+{
+	uint64_t	mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+
+	if (isnull)
+		return 0;
+	return desc ? ~key & mask : key;
+}
+
+/*
+ * The bit just above a nullable key's value field: NULLs first or last
+ * whatever the direction, as PostgreSQL's NULLS FIRST / NULLS LAST.
+ */
+MP_HD uint64_t
+mp_key_null_bit(bool isnull, bool nulls_first)
+{
+	return isnull != nulls_first;
+}
+
+/*
+ * Ors the field v, `bits` wide, into a composite key at bit lo: acc[0] holds
+ * bits 0-63 (the least significant), acc[1] bits 64-127, and so on.
+ */
+MP_HD void
+mp_key_put(uint64_t *acc, int lo, int bits, uint64_t v)
+{
+	int			w = lo / 64,
+				s = lo % 64;
+
+	acc[w] |= v << s;
+	if (s + bits > 64)
+		acc[w + 1] |= v >> (64 - s);
 }
 
 MP_HD bool

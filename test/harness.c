@@ -4,7 +4,7 @@
  *		operations against reference.h, on random and adversarial inputs, with
  *		the output poisoned before every run.
  *
- *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort]
+ *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
@@ -154,10 +154,30 @@ gpu_unique(mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
 	return mp_gpu_unique(type, x, n, out, nout, check_sorted, poll, &timing);
 }
 
+static mp_status
+cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn poll)
+{
+	void	   *scratch = xmalloc(mp_cpu_sort_rows_scratch(n));
+	mp_status	st;
+
+	memset(scratch, 0x5A, mp_cpu_sort_rows_scratch(n));
+	st = mp_cpu_sort_rows(keys, n, perm, scratch, poll);
+	free(scratch);
+	return st;
+}
+
+static mp_status
+gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_sort_rows(keys, n, perm, poll, &timing);
+}
+
 static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop, mp_cpu_search,
-mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique};
+mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique, cpu_sort_rows};
 static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop, gpu_search, gpu_semijoin,
-gpu_join, gpu_sort, gpu_unique};
+gpu_join, gpu_sort, gpu_unique, gpu_sort_rows};
 
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
@@ -342,7 +362,7 @@ poll_countdown(void)
 	return --polls_left < 0;
 }
 
-static const char *suites = "merge,setops,search,sort";
+static const char *suites = "merge,setops,search,sort,rows";
 
 static bool
 suite_selected(const char *name)
@@ -368,6 +388,8 @@ run_backend(const backend *be)
 		run_search_tests(be);
 	if (suite_selected("sort"))
 		run_sort_tests(be);
+	if (suite_selected("rows"))
+		run_rows_tests(be);
 	printf("%s backend: %s\n", be->name, failed == before ? "all checks passed" : "FAILED");
 }
 
@@ -424,6 +446,23 @@ run_order_agreement(void)
 	}
 }
 
+/* mp_key_int2 against the native order of every pair of a sample of int2 values. */
+static void
+run_int2_agreement(void)
+{
+	const backend none = {"order", NULL};
+	int16_t		pool[] = {INT16_MIN, INT16_MIN + 1, -256, -255, -1, 0, 1, 255, 256,
+		INT16_MAX - 1, INT16_MAX};
+	int			npool = (int) (sizeof(pool) / sizeof(pool[0])),
+				bad = 0;
+
+	for (int i = 0; i < npool; i++)
+		for (int j = 0; j < npool; j++)
+			bad += (mp_key_int2(pool[i]) < mp_key_int2(pool[j])) != (pool[i] < pool[j]);
+	check(bad == 0, "int2 keys disagree with the native order", "order", &none, MP_INT4,
+		  npool, npool);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -445,13 +484,14 @@ main(int argc, char **argv)
 			suites = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows]\n",
 					argv[0]);
 			return 2;
 		}
 	}
 	printf("seed 0x%" PRIx64 "\n", rng_state);
 	run_order_agreement();
+	run_int2_agreement();
 
 	if (!want_gpu)
 		run_backend(&cpu_backend);

@@ -38,6 +38,8 @@ typedef struct backend
 	mp_status	(*sort) (mp_type type, const void *in, int64_t n, void *out, mp_poll_fn poll);
 	mp_status	(*unique) (mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
 						   bool check_sorted, mp_poll_fn poll);
+	mp_status	(*sort_rows) (const mp_row_keys *keys, int64_t n, uint32_t *perm,
+							  mp_poll_fn poll);
 } backend;
 
 /* Input shapes.  Each fills n sorted elements. */
@@ -78,5 +80,6 @@ void		run_merge_tests(const backend *be);
 void		run_setop_tests(const backend *be);
 void		run_search_tests(const backend *be);
 void		run_sort_tests(const backend *be);
+void		run_rows_tests(const backend *be);
 
 #endif							/* HARNESS_H */

@@ -1,0 +1,374 @@
+/*
+ * test_rows.c
+ *		The backends' row sort (the executor's sort node) against a
+ *		reference written here: a qsort of row numbers by the key words,
+ *		most significant first, ties broken by row number.
+ *
+ * Two kinds of input.  Raw words: one to three words of 4 or 8 bytes with
+ * every width of bits in use from 1 to 64, random, with few distinct
+ * values, all equal, already in order, reversed and nearly in order, at
+ * sizes around the radix sort's digits and up to 10^7 rows.  Typed rows:
+ * two key columns of any element type (extremes, NaNs, -0 and +0) with
+ * NULLs, each ASC or DESC and NULLS FIRST or LAST, folded into words with
+ * mp_order.h's fields as the sort node folds them, and the permutation
+ * checked against PostgreSQL's order written out by hand.  Every output is
+ * poisoned first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mp_order.h"
+#include "reference.h"
+
+/* The words as the reference reads them. */
+static const mp_row_keys *ref_keys;
+static int64_t ref_n;
+
+static uint64_t
+word_of(const mp_row_keys *keys, int64_t n, int w, int64_t row)
+{
+	if (keys->word_bytes == 4)
+		return ((const uint32_t *) keys->words)[(size_t) w * n + row];
+	return ((const uint64_t *) keys->words)[(size_t) w * n + row];
+}
+
+static int
+ref_row_cmp(const void *p, const void *q)
+{
+	uint32_t	i = *(const uint32_t *) p,
+				j = *(const uint32_t *) q;
+
+	for (int w = ref_keys->nwords - 1; w >= 0; w--)
+	{
+		uint64_t	x = word_of(ref_keys, ref_n, w, i),
+					y = word_of(ref_keys, ref_n, w, j);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+/* Sorts with the backend and checks the permutation against the reference. */
+static void
+check_rows(const backend *be, const mp_row_keys *keys, int64_t n, const char *what)
+{
+	uint32_t   *want = xmalloc(n * sizeof(uint32_t)),
+			   *got = xmalloc(n * sizeof(uint32_t));
+	size_t		bytes = (size_t) n * keys->nwords * keys->word_bytes;
+	void	   *copy = xmalloc(bytes);
+	mp_status	st;
+
+	for (int64_t i = 0; i < n; i++)
+		want[i] = (uint32_t) i;
+	ref_keys = keys;
+	ref_n = n;
+	qsort(want, (size_t) n, sizeof(uint32_t), ref_row_cmp);
+	memcpy(copy, keys->words, bytes);
+	memset(got, 0xA5, n * sizeof(uint32_t));
+	st = be->sort_rows(keys, n, got, NULL);
+	check(st == MP_OK && memcmp(got, want, n * sizeof(uint32_t)) == 0 &&
+		  memcmp(copy, keys->words, bytes) == 0,
+		  st != MP_OK ? "bad status" : memcmp(copy, keys->words, bytes) ? "keys changed"
+		  : "wrong permutation", what, be, MP_INT4, n, keys->nwords);
+	free(want);
+	free(got);
+	free(copy);
+}
+
+typedef enum word_shape
+{
+	SHAPE_RANDOM,
+	SHAPE_FEW,					/* four distinct values a word */
+	SHAPE_EQUAL,
+	SHAPE_ASCENDING,			/* the rows already in key order */
+	SHAPE_DESCENDING,
+	SHAPE_NEARLY,				/* in order, with one row in 64 anywhere */
+	NUM_SHAPES
+} word_shape;
+
+static const char *const shape_names[] = {"random", "few", "equal", "ascending",
+"descending", "nearly"};
+
+static uint64_t
+low_bits(uint64_t x, int bits)
+{
+	return bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1);
+}
+
+static void
+run_words_case(const backend *be, int nwords, int word_bytes, const int *bits,
+			   word_shape shape, int64_t n)
+{
+	void	   *words = xmalloc((size_t) n * nwords * word_bytes);
+	mp_row_keys keys = {nwords, word_bytes, bits, words};
+	char		what[96];
+
+	for (int w = 0; w < nwords; w++)
+		for (int64_t i = 0; i < n; i++)
+		{
+			uint64_t	v;
+
+			switch (shape)
+			{
+				case SHAPE_FEW:
+					v = rnd_below(4) << (bits[w] > 2 ? bits[w] - 2 : 0);
+					break;
+				case SHAPE_EQUAL:
+					v = 0x5555555555555555ull;
+					break;
+				case SHAPE_ASCENDING:
+				case SHAPE_NEARLY:
+					/* the top word climbs, the others repeat under it */
+					v = w == nwords - 1 ? (uint64_t) i * 3 : (uint64_t) (i % 5);
+					if (shape == SHAPE_NEARLY && rnd_below(64) == 0)
+						v = rnd();
+					break;
+				case SHAPE_DESCENDING:
+					v = w == nwords - 1 ? (uint64_t) (n - i) * 3 : (uint64_t) (i % 5);
+					break;
+				default:
+					v = rnd();
+					break;
+			}
+			v = low_bits(v, bits[w]);
+			if (word_bytes == 4)
+				((uint32_t *) words)[(size_t) w * n + i] = (uint32_t) v;
+			else
+				((uint64_t *) words)[(size_t) w * n + i] = v;
+		}
+	snprintf(what, sizeof(what), "rows %d x %d-byte words, top bits %d, %s", nwords, word_bytes,
+			 bits[nwords - 1], shape_names[shape]);
+	check_rows(be, &keys, n, what);
+	free(words);
+}
+
+/* One key column of typed rows: its element type, order and NULLs. */
+typedef struct key_column
+{
+	mp_type		type;
+	bool		desc;
+	bool		nulls_first;
+	char	   *values;
+	bool	   *isnull;
+} key_column;
+
+static key_column *ref_cols;
+static int	ref_ncols;
+
+/* PostgreSQL's order of rows i and j, written out: NULLs, then ref_cmp. */
+static int
+ref_typed_cmp(const void *p, const void *q)
+{
+	uint32_t	i = *(const uint32_t *) p,
+				j = *(const uint32_t *) q;
+
+	for (int c = 0; c < ref_ncols; c++)
+	{
+		const key_column *col = &ref_cols[c];
+		size_t		sz = mp_type_size(col->type);
+		int			r;
+
+		if (col->isnull[i] || col->isnull[j])
+		{
+			if (col->isnull[i] && col->isnull[j])
+				continue;
+			r = col->isnull[i] ? 1 : -1;	/* NULLs last ... */
+			return col->nulls_first ? -r : r;	/* ... unless first */
+		}
+		r = ref_cmp(col->type, col->values + i * sz, col->values + j * sz);
+		if (r != 0)
+			return col->desc ? -r : r;
+	}
+	return (i > j) - (i < j);
+}
+
+static uint64_t
+key_of(mp_type type, const char *value)
+{
+	switch (type)
+	{
+		case MP_INT4:
+			return mp_key_int4(*(const int32_t *) value);
+		case MP_INT8:
+			return mp_key_int8(*(const int64_t *) value);
+		case MP_FLOAT4:
+			return mp_key_float4(*(const float *) value);
+		case MP_FLOAT8:
+			return mp_key_float8(*(const double *) value);
+	}
+	return 0;
+}
+
+/*
+ * Rows with ncols typed key columns, folded into 8-byte words the way the
+ * sort node folds them: the last column in the lowest bits, each nullable
+ * column's null bit above its value.
+ */
+static void
+run_typed_case(const backend *be, key_column *cols, int ncols, int64_t n)
+{
+	int			total = 0,
+				nwords;
+	int			bits[4];
+	uint64_t   *words;
+	mp_row_keys keys;
+	uint32_t   *want = xmalloc(n * sizeof(uint32_t)),
+			   *got = xmalloc(n * sizeof(uint32_t));
+	char		what[96];
+	mp_status	st;
+
+	for (int c = 0; c < ncols; c++)
+		total += (int) mp_type_size(cols[c].type) * 8 + 1;
+	nwords = (total + 63) / 64;
+	words = xmalloc((size_t) n * nwords * sizeof(uint64_t));
+	for (int w = 0; w < nwords; w++)
+		bits[w] = w < nwords - 1 ? 64 : total - 64 * (nwords - 1);
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint64_t	acc[4] = {0, 0, 0, 0};
+		int			lo = 0;
+
+		for (int c = ncols - 1; c >= 0; c--)
+		{
+			key_column *col = &cols[c];
+			int			width = (int) mp_type_size(col->type) * 8;
+			uint64_t	key = col->isnull[i] ? 0
+				: key_of(col->type, col->values + i * mp_type_size(col->type));
+
+			mp_key_put(acc, lo, width, mp_key_value(key, width, col->desc, col->isnull[i]));
+			mp_key_put(acc, lo + width, 1, mp_key_null_bit(col->isnull[i], col->nulls_first));
+			lo += width + 1;
+		}
+		for (int w = 0; w < nwords; w++)
+			words[(size_t) w * n + i] = acc[w];
+	}
+
+	keys.nwords = nwords;
+	keys.word_bytes = 8;
+	keys.bits = bits;
+	keys.words = words;
+	for (int64_t i = 0; i < n; i++)
+		want[i] = (uint32_t) i;
+	ref_cols = cols;
+	ref_ncols = ncols;
+	qsort(want, (size_t) n, sizeof(uint32_t), ref_typed_cmp);
+	memset(got, 0xA5, n * sizeof(uint32_t));
+	st = be->sort_rows(&keys, n, got, NULL);
+	snprintf(what, sizeof(what), "typed rows %s%s%s, %s%s%s", type_names[cols[0].type],
+			 cols[0].desc ? " desc" : "", cols[0].nulls_first ? " nulls first" : "",
+			 type_names[cols[1].type], cols[1].desc ? " desc" : "",
+			 cols[1].nulls_first ? " nulls first" : "");
+	check(st == MP_OK && memcmp(got, want, n * sizeof(uint32_t)) == 0,
+		  st != MP_OK ? "bad status" : "wrong order", what, be, cols[0].type, n, ncols);
+	free(words);
+	free(want);
+	free(got);
+}
+
+static void
+fill_column(key_column *col, int64_t n)
+{
+	size_t		sz = mp_type_size(col->type);
+
+	col->values = xmalloc(n * sz);
+	col->isnull = xmalloc(n);
+	for (int64_t i = 0; i < n; i++)
+	{
+		/* special values, or few distinct ones so that the next key decides */
+		if (rnd_below(2))
+			gen_special(col->type, col->values, i);
+		else
+			put(col->type, col->values, i, rnd_below(3), (double) rnd_below(3) - 1);
+		col->isnull[i] = rnd_below(8) == 0;
+	}
+}
+
+void
+run_rows_tests(const backend *be)
+{
+	static const int widths4[] = {1, 7, 8, 9, 16, 24, 31, 32};
+	static const int widths8[] = {1, 33, 40, 48, 63, 64};
+	static const int64_t sizes[] = {0, 1, 2, 3, 17, 255, 256, 257, 4097, 65539, 1 << 20};
+	int			nsizes = quick ? 8 : (int) (sizeof(sizes) / sizeof(sizes[0]));
+
+	for (int s = 0; s < nsizes; s++)
+		for (int shape = 0; shape < NUM_SHAPES; shape++)
+		{
+			int64_t		n = sizes[s];
+			int			one[1],
+						three[3];
+
+			/* one word, each width of 4 and of 8 bytes */
+			for (size_t k = 0; k < sizeof(widths4) / sizeof(int); k++)
+			{
+				one[0] = widths4[k];
+				run_words_case(be, 1, 4, one, shape, n);
+			}
+			for (size_t k = 0; k < sizeof(widths8) / sizeof(int); k++)
+			{
+				one[0] = widths8[k];
+				run_words_case(be, 1, 8, one, shape, n);
+			}
+			/* several words: the lower ones full, the top one partly used */
+			three[0] = 32;
+			three[1] = 32;
+			three[2] = 1 + (int) rnd_below(32);
+			run_words_case(be, 2, 4, three + 1, shape, n);
+			run_words_case(be, 3, 4, three, shape, n);
+			three[0] = 64;
+			three[1] = 64;
+			three[2] = 1 + (int) rnd_below(64);
+			run_words_case(be, 2, 8, three + 1, shape, n);
+			run_words_case(be, 3, 8, three, shape, n);
+		}
+
+	for (int round = 0; round < (quick ? 16 : 64); round++)
+	{
+		key_column cols[2];
+		int64_t		n = round % 4 == 3 ? 1 + rnd_below(100000) : 1 + rnd_below(3000);
+
+		for (int c = 0; c < 2; c++)
+		{
+			cols[c].type = (mp_type) rnd_below(4);
+			cols[c].desc = rnd_below(2);
+			cols[c].nulls_first = rnd_below(2);
+			fill_column(&cols[c], n);
+		}
+		run_typed_case(be, cols, 2, n);
+		for (int c = 0; c < 2; c++)
+		{
+			free(cols[c].values);
+			free(cols[c].isnull);
+		}
+	}
+
+	if (!quick)
+	{
+		int			one[1] = {32};
+
+		run_words_case(be, 1, 4, one, SHAPE_RANDOM, 10000000);
+		one[0] = 64;
+		run_words_case(be, 1, 8, one, SHAPE_FEW, 10000000);
+	}
+
+	/* a cancel between chunks stops the sort */
+	{
+		int64_t		n = 3 << 20;
+		int			one[1] = {32};
+		uint32_t   *words = xmalloc(n * sizeof(uint32_t)),
+				   *perm = xmalloc(n * sizeof(uint32_t));
+		mp_row_keys keys = {1, 4, one, words};
+		mp_status	st;
+
+		for (int64_t i = 0; i < n; i++)
+			words[i] = (uint32_t) rnd();
+		polls_left = 2;
+		st = be->sort_rows(&keys, n, perm, poll_countdown);
+		check(st == MP_CANCELLED, "a cancel was not honoured", "rows cancel", be, MP_INT4, n, 1);
+		free(words);
+		free(perm);
+	}
+}
