@@ -14,7 +14,7 @@ DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
 	mergepath--0.3--0.4.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search sort info
+REGRESS = merge errors setops search sort info sort_node
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
@@ -23,7 +23,7 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 	-gencode arch=compute_90,code=compute_90
 
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
-	src/join.o src/sort.o src/aggregates.o
+	src/join.o src/sort.o src/aggregates.o src/sort_plan.o src/sort_node.o
 CPU_OBJS = src/cpu_backend.o src/cpu_rows.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
@@ -55,7 +55,7 @@ cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
-	src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
+	src/mp_nodes.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
 	src/cpu_sort_impl.h
 
 # C tests: the backends alone, no server.

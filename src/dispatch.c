@@ -238,13 +238,16 @@ report_gpu_failure(const char *fname, mp_status st, const char *why)
 }
 
 /*
- * Run a one- or two-array operation (call->b is NULL for one) on the backend
- * the settings choose, with the fallbacks of mergepath.device = auto.
+ * Run n elements' work on the backend the settings choose, with the
+ * fallbacks of mergepath.device = auto: cpu(ctx) or gpu(ctx) does it.
+ * Returns MP_OK or MP_UNSORTED; every other outcome is raised here.  The run
+ * becomes mergepath_info()'s last call, and *report (when not NULL) says
+ * which backend ran it and why.
  */
-void
-mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
+mp_status
+mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
+	   mp_run_report *report)
 {
-	int64		n = call->a->n + (call->b ? call->b->n : 0);
 	double		t0 = mp_now_ms();
 	bool		use_gpu;
 	mp_status	st;
@@ -281,7 +284,7 @@ mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 	{
 		for (;;)
 		{
-			st = gpu(call, mp_check_sorted, mp_poll, &last_call.gpu);
+			st = gpu(ctx, mp_poll, &last_call.gpu);
 			if (st != MP_CANCELLED)
 				break;
 			CHECK_FOR_INTERRUPTS();
@@ -305,26 +308,72 @@ mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 	{
 		for (;;)
 		{
-			st = cpu(call, mp_check_sorted, mp_poll);
+			st = cpu(ctx, mp_poll);
 			if (st != MP_CANCELLED)
 				break;
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
-	if (st == MP_UNSORTED)
-		mp_report_unsorted(fname, call->a, call->b);
-	if (st != MP_OK)
+	if (st != MP_OK && st != MP_UNSORTED)
 		elog(ERROR, "%s: the CPU backend failed with status %d", fname, (int) st);
 
-	call->used_gpu = use_gpu;
 	last_call.valid = true;
 	strlcpy(last_call.function, fname, sizeof(last_call.function));
 	last_call.backend = use_gpu ? "gpu" : "cpu";
 	last_call.used_gpu = use_gpu;
 	strlcpy(last_call.note, note, sizeof(last_call.note));
 	last_call.elements_in = n;
-	last_call.elements_out = call->nout;
+	last_call.elements_out = n;
 	last_call.total_ms = mp_now_ms() - t0;
+	if (report)
+	{
+		report->used_gpu = use_gpu;
+		strlcpy(report->note, note, sizeof(report->note));
+		report->gpu = last_call.gpu;
+		report->total_ms = last_call.total_ms;
+	}
+	return st;
+}
+
+/* An array operation and its backend functions, as mp_run's context. */
+typedef struct pair_run
+{
+	mp_call    *call;
+	mp_cpu_fn	cpu;
+	mp_gpu_fn	gpu;
+} pair_run;
+
+static mp_status
+pair_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	pair_run   *run = ctx;
+
+	return run->cpu(run->call, mp_check_sorted, poll);
+}
+
+static mp_status
+pair_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	pair_run   *run = ctx;
+
+	return run->gpu(run->call, mp_check_sorted, poll, timing);
+}
+
+/*
+ * Run a one- or two-array operation (call->b is NULL for one) on the backend
+ * the settings choose.
+ */
+void
+mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
+{
+	pair_run	run = {call, cpu, gpu};
+	mp_run_report report;
+
+	if (mp_run(fname, call->a->n + (call->b ? call->b->n : 0), &run, pair_on_cpu, pair_on_gpu,
+			   &report) == MP_UNSORTED)
+		mp_report_unsorted(fname, call->a, call->b);
+	call->used_gpu = report.used_gpu;
+	last_call.elements_out = call->nout;
 }
 
 /*

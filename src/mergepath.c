@@ -1,6 +1,6 @@
 /*
  * mergepath.c
- *		Module entry: the settings, and mergepath_info().
+ *		Module entry: the settings, the executor nodes, and mergepath_info().
  */
 #include "postgres.h"
 
@@ -10,6 +10,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "mp_glue.h"
+#include "mp_nodes.h"
 
 PG_MODULE_MAGIC;
 
@@ -28,8 +29,8 @@ static const struct config_enum_entry device_options[] = {
 void		_PG_init(void);
 
 /*
- * Only settings here: no CUDA call may happen in _PG_init, which runs in the
- * postmaster under shared_preload_libraries.
+ * Settings and the planner hook: no CUDA call may happen in _PG_init, which
+ * runs in the postmaster under shared_preload_libraries.
  */
 void
 _PG_init(void)
@@ -57,7 +58,19 @@ _PG_init(void)
 							"The others use the CPU. 0 keeps every process off the GPU.",
 							&mp_max_gpu_backends, 8, 0, 1024,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mergepath.enable_sort",
+							 "Lets MergepathSort take the place of Sort plan nodes.",
+							 "Needs the library loaded when queries are planned "
+							 "(shared_preload_libraries or session_preload_libraries).",
+							 &mp_enable_sort, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.sort_min_rows",
+							"Estimated input rows from which MergepathSort takes a Sort's place.",
+							"0 puts it wherever the sort keys qualify.",
+							&mp_sort_min_rows, 10000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mergepath");
+	mp_sort_node_init();
 }
 
 /*

@@ -74,6 +74,22 @@ typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn pol
 								mp_gpu_timing *timing);
 
 extern void mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu);
+
+/* Work of any shape for mp_run: ctx is the work's own. */
+typedef mp_status (*mp_cpu_run) (void *ctx, mp_poll_fn poll);
+typedef mp_status (*mp_gpu_run) (void *ctx, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Which backend ran a piece of work, why not the GPU, and its timings. */
+typedef struct mp_run_report
+{
+	bool		used_gpu;
+	char		note[320];
+	mp_gpu_timing gpu;
+	double		total_ms;
+} mp_run_report;
+
+extern mp_status mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu,
+						mp_gpu_run gpu, mp_run_report *report);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
 extern double mp_now_ms(void);
 extern void mp_describe_backends(StringInfo json);

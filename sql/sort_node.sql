@@ -1,0 +1,249 @@
+-- MergepathSort: the node in the place of Sort, on whichever backend
+-- mergepath.device picks, checked against PostgreSQL's own Sort: each query
+-- runs with the node and without it, and must give the same rows with the
+-- same keys at every position (ties may come in another order).
+LOAD 'mergepath';		-- the planner hook needs the library when plans are made
+SET work_mem = '64MB';
+SET max_parallel_workers_per_gather = 0;
+SET mergepath.sort_min_rows = 0;
+SELECT setseed(0.5);
+
+-- q with the node off and on: whether the node ran, and whether the rows are
+-- the same multiset with the same keys (a comma-separated list of q's output
+-- columns) at each position
+CREATE FUNCTION check_sort(q text, keys text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  wrapped text := format('SELECT row_number() OVER () AS pos, s.* FROM (%s) s', q);
+  plan text := '';
+  line text;
+  differ text;
+  bad bigint;
+  same_rows bool;
+  n bigint;
+BEGIN
+  PERFORM set_config('mergepath.enable_sort', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE r_off AS ' || wrapped;
+  PERFORM set_config('mergepath.enable_sort', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+    plan := plan || line;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE r_on AS ' || wrapped;
+  SELECT string_agg(format('a.%1$s IS DISTINCT FROM b.%1$s', k), ' OR ')
+    INTO differ FROM regexp_split_to_table(keys, ',\s*') k;
+  EXECUTE format('SELECT count(*) FROM r_on a FULL JOIN r_off b USING (pos)
+                  WHERE a.pos IS NULL OR b.pos IS NULL OR %s', differ) INTO bad;
+  EXECUTE $q$SELECT (SELECT array_agg(r ORDER BY r)
+                     FROM (SELECT regexp_replace(x::text, '^\(\d+,', '(') AS r FROM r_on x) a)
+                    IS NOT DISTINCT FROM
+                    (SELECT array_agg(r ORDER BY r)
+                     FROM (SELECT regexp_replace(x::text, '^\(\d+,', '(') AS r FROM r_off x) b)$q$
+    INTO same_rows;
+  SELECT count(*) INTO n FROM r_on;
+  DROP TABLE r_on, r_off;
+  RETURN format('%s rows, %s, %s', n,
+                CASE WHEN plan LIKE '%MergepathSort%' THEN 'node used' ELSE 'NODE NOT USED' END,
+                CASE WHEN bad = 0 AND same_rows THEN 'same rows in key order'
+                     ELSE format('DIFFERENT: %s positions, same multiset: %s', bad, same_rows) END);
+END $$;
+
+-- the same for a query whose result order does not matter
+CREATE FUNCTION check_same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan text := '';
+  line text;
+  r_off text[];
+  r_on text[];
+BEGIN
+  PERFORM set_config('mergepath.enable_sort', 'off', true);
+  EXECUTE format('SELECT array_agg(x::text ORDER BY x::text) FROM (%s) x', q) INTO r_off;
+  PERFORM set_config('mergepath.enable_sort', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    plan := plan || line;
+  END LOOP;
+  EXECUTE format('SELECT array_agg(x::text ORDER BY x::text) FROM (%s) x', q) INTO r_on;
+  RETURN format('%s rows, %s, %s', coalesce(cardinality(r_on), 0),
+                CASE WHEN plan LIKE '%MergepathSort%' THEN 'node used' ELSE 'NODE NOT USED' END,
+                CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN 'same rows' ELSE 'DIFFERENT' END);
+END $$;
+
+-- EXPLAIN ANALYZE with the figures that vary (times, memory, the backend) masked
+CREATE FUNCTION explain_masked(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) ' || q LOOP
+    line := regexp_replace(line, 'Sort Backend: (cpu|gpu).*', 'Sort Backend: (cpu or gpu)');
+    RETURN NEXT regexp_replace(line, '\d+kB', 'NkB');
+  END LOOP;
+END $$;
+
+-- every key type, with NULLs, duplicates, extremes and float specials
+CREATE TEMP TABLE st AS
+SELECT g AS id,
+       CASE WHEN g % 17 = 0 THEN NULL ELSE (g * 7919 % 201 - 100) END::int2 AS i2,
+       CASE WHEN g % 13 = 0 THEN NULL
+            WHEN g % 97 = 0 THEN -2147483648 WHEN g % 89 = 0 THEN 2147483647
+            ELSE (random() * 2000 - 1000)::int4 END AS i4,
+       CASE WHEN g % 11 = 0 THEN NULL
+            WHEN g % 83 = 0 THEN -9223372036854775808 WHEN g % 79 = 0 THEN 9223372036854775807
+            ELSE (random() * 1e12)::int8 - 500000000000 END AS i8,
+       CASE g % 9 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN '0'
+                  WHEN 4 THEN '-Infinity' WHEN 5 THEN 'Infinity'
+                  ELSE (random() * 100 - 50)::float4 END::float4 AS f4,
+       CASE g % 10 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN '0'
+                   WHEN 4 THEN '-Infinity' WHEN 5 THEN 'Infinity' WHEN 6 THEN '1e-310'
+                   ELSE round(random() * 20) / 4 - 2.5 END::float8 AS f8,
+       CASE WHEN g % 19 = 0 THEN NULL WHEN g % 41 = 0 THEN 'infinity'::date
+            ELSE date '2000-01-01' + (random() * 10000)::int END AS d,
+       CASE WHEN g % 23 = 0 THEN NULL
+            ELSE timestamp '1990-01-01' + random() * interval '40 years' END AS ts,
+       CASE WHEN g % 29 = 0 THEN NULL WHEN g % 43 = 0 THEN '-infinity'::timestamptz
+            ELSE timestamptz '1990-01-01 00:00+00' + random() * interval '40 years' END AS tstz,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE g % 3 = 0 END AS b,
+       CASE WHEN g % 31 = 0 THEN NULL ELSE (g * 2654435761 % 4294967296)::oid END AS o,
+       CASE WHEN g % 37 = 0 THEN NULL ELSE time '00:00' + random() * interval '24 hours' END AS tm,
+       CASE WHEN g % 47 = 0 THEN NULL ELSE (random() * 2000 - 1000)::numeric::money END AS m
+FROM generate_series(1, 3000) g;
+ANALYZE st;
+
+-- each type alone, ascending and descending, NULLs first and last
+SELECT k, check_sort(format('SELECT %s, id FROM st ORDER BY %s%s', k, k, o), k) AS result
+FROM unnest(ARRAY['i2', 'i4', 'i8', 'f4', 'f8', 'd', 'ts', 'tstz', 'b', 'o', 'tm', 'm']) k,
+     unnest(ARRAY['', ' DESC', ' NULLS FIRST', ' DESC NULLS LAST']) o
+ORDER BY k, o;
+
+-- several keys, mixed directions
+SELECT check_sort('SELECT i2, f8, id FROM st ORDER BY i2, f8 DESC, id', 'i2, f8, id');
+SELECT check_sort('SELECT b, i8, f4, tm FROM st ORDER BY b DESC NULLS LAST, i8 NULLS FIRST, f4',
+                  'b, i8, f4');
+SELECT check_sort('SELECT f4, f8, d, tstz, i2, o FROM st ORDER BY f4 DESC, f8, d DESC, tstz, i2, o',
+                  'f4, f8, d, tstz, i2, o');
+-- a key the input computes
+SELECT check_sort('SELECT i4 % 7 AS r, i4 FROM st ORDER BY i4 % 7 DESC, i4', 'r, i4');
+
+-- all keys equal, empty and one-row inputs, rows wider than a block
+SELECT check_sort('SELECT id * 0 AS zero, id FROM st ORDER BY 1', 'zero');
+SELECT check_sort('SELECT f8 * 0 AS z, id FROM st WHERE f8 = 0 ORDER BY 1', 'z');
+SELECT check_sort('SELECT i4, id FROM st WHERE false ORDER BY i4', 'i4');
+SELECT check_sort('SELECT i4, id FROM st WHERE id = 5 ORDER BY i4', 'i4');
+SELECT check_sort($$SELECT i4, repeat(md5(id::text), 3000) AS wide FROM st WHERE id <= 100 ORDER BY i4$$,
+                  'i4');
+
+-- inside joins, subqueries, CTEs, GROUP BY, DISTINCT and window functions
+SET enable_hashagg = off;
+SET enable_hashjoin = off;
+SELECT check_sort('SELECT a.i4, b.f8, a.id FROM st a JOIN st b ON a.id = b.id + 1 ORDER BY a.i4, b.f8',
+                  'i4, f8');
+SELECT check_sort('WITH c AS MATERIALIZED (SELECT * FROM st ORDER BY f4 DESC)
+                   SELECT f4, i2 FROM c WHERE i2 > 0 ORDER BY i2, f4', 'i2, f4');
+SELECT check_sort('SELECT i2, count(*) AS n, sum(i8) AS s FROM st GROUP BY i2 ORDER BY i2', 'i2');
+SELECT check_sort('SELECT DISTINCT f8 FROM st ORDER BY f8', 'f8');
+SELECT check_sort('SELECT i2, id, row_number() OVER (PARTITION BY i2 ORDER BY f8, id) AS rn,
+                          sum(i4) OVER (ORDER BY d, id) AS running FROM st ORDER BY i2, id', 'i2, id');
+SELECT check_same('SELECT i2, count(*) FROM st GROUP BY i2');
+SELECT check_same('SELECT DISTINCT b, o FROM st');
+
+-- the inputs of a Merge Join: duplicate keys make it mark and restore
+SET enable_nestloop = off;
+SELECT check_same('SELECT a.id, b.id FROM st a JOIN st b ON a.i2 = b.i2 WHERE a.id % 5 = 0');
+SELECT check_same('SELECT a.id, b.id FROM st a FULL JOIN st b ON a.f8 = b.f8 WHERE a.id % 50 = 0 OR b.id % 50 = 0');
+EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM st a JOIN st b ON a.i2 = b.i2;
+RESET enable_nestloop;
+RESET enable_hashjoin;
+RESET enable_hashagg;
+
+-- a rescanned node: rewound when nothing changed, sorted again when its
+-- input's parameters did
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT check_same('SELECT g, s.id FROM generate_series(1, 4) g,
+                   (SELECT * FROM st ORDER BY i4 OFFSET 0) s WHERE s.id % 1000 = g');
+SELECT check_same('SELECT g, (SELECT array_agg(id) FROM (SELECT id FROM st WHERE i2 = g ORDER BY f8, id) x)
+                   FROM generate_series(-3, 3) g');
+RESET enable_material;
+RESET enable_mergejoin;
+RESET enable_hashjoin;
+
+-- a scrollable cursor fetched both ways
+EXPLAIN (COSTS OFF) SELECT i4, id FROM st ORDER BY i4, id;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT i4, id FROM st ORDER BY i4, id;
+FETCH 3 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+FETCH ABSOLUTE 1500 FROM c;
+FETCH RELATIVE -1 FROM c;
+MOVE FORWARD ALL IN c;
+FETCH BACKWARD 1 FROM c;
+COMMIT;
+
+-- parallel plans: the node under Gather Merge, in each worker (parallel
+-- workers cannot read temporary tables)
+CREATE TABLE st_shared AS SELECT * FROM st;
+ANALYZE st_shared;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT i8, id FROM st_shared ORDER BY i8 DESC;
+SELECT check_sort('SELECT i8, id FROM st_shared ORDER BY i8 DESC', 'i8');
+EXPLAIN (COSTS OFF) SELECT i2, count(*) AS n FROM st_shared GROUP BY i2 ORDER BY i2;
+SELECT check_sort('SELECT i2, count(*) AS n FROM st_shared GROUP BY i2 ORDER BY i2', 'i2');
+DROP TABLE st_shared;
+RESET enable_hashagg;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+
+-- where the node is chosen, and where it is not
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4 LIMIT 10;		-- top-N stays a Sort
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4, id::text;	-- a text key
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY m::numeric;		-- a numeric key
+SET mergepath.sort_min_rows = 3001;
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;				-- fewer rows than sort_min_rows
+SET mergepath.sort_min_rows = 3000;
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;
+SET mergepath.sort_min_rows = 0;
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;				-- more than work_mem
+SET work_mem = '64MB';
+SET mergepath.enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;
+RESET mergepath.enable_sort;
+
+-- EXPLAIN ANALYZE: the method, memory and backend
+SELECT explain_masked('SELECT * FROM st ORDER BY f8 DESC NULLS LAST, i2');
+
+-- an input that outgrows work_mem at run time goes on to PostgreSQL's
+-- tuplesort (the planner expected 10 rows)
+CREATE FUNCTION many_rows(n int) RETURNS TABLE (k int4, pay text) LANGUAGE plpgsql ROWS 10 AS $$
+BEGIN
+  RETURN QUERY SELECT (g * 7919 % 10007)::int4, md5(g::text) FROM generate_series(1, n) g;
+END $$;
+SET work_mem = '64kB';
+SELECT explain_masked('SELECT * FROM many_rows(20000) ORDER BY k DESC');
+SELECT check_sort('SELECT k, pay FROM many_rows(20000) ORDER BY k DESC', 'k');
+BEGIN;
+DECLARE c2 SCROLL CURSOR FOR SELECT k, pay FROM many_rows(20000) ORDER BY k, pay;
+FETCH 2 FROM c2;
+FETCH LAST FROM c2;
+FETCH BACKWARD 2 FROM c2;
+COMMIT;
+SET work_mem = '64MB';
+
+-- a cancel while the node runs, then a right answer in the same session
+CREATE TEMP TABLE big AS SELECT (random() * 1e9)::int4 AS k FROM generate_series(1, 1000000);
+ANALYZE big;
+SET work_mem = '1GB';
+SET statement_timeout = '50ms';
+SELECT count(*) FROM (SELECT * FROM big ORDER BY k DESC OFFSET 0) s;
+RESET statement_timeout;
+SET work_mem = '64MB';
+SELECT check_sort('SELECT k, pay FROM many_rows(50000) ORDER BY k', 'k');

@@ -1,0 +1,701 @@
+/*
+ * sort_node.c
+ *		MergepathSort: a Sort whose sorting runs on the backends.
+ *
+ * The node reads its input once, keeping each row as a minimal tuple in
+ * large blocks of its own memory (no allocation per row).  Then it folds
+ * each row's sort keys into one composite order-preserving unsigned key
+ * (mp_order.h: DESC inverts a key's bits, a NULL bit above a nullable key
+ * puts NULLs first or last, floats order NaNs last and -0 with +0), has the
+ * backend the settings choose compute the stable permutation of the rows by
+ * those keys, and returns the rows in that order.  Rows with equal keys
+ * come out in their input order.
+ *
+ * It behaves as a Sort: it supports rescans (a rewind, unless parameters of
+ * its input changed), mark and restore under a Merge Join, and backward
+ * fetches.  Its memory is work_mem, counted as the rows, their keys and the
+ * sort's scratch: an input that outgrows it is handed, rows read so far
+ * first, to PostgreSQL's own tuplesort, which sorts it in work_mem as the
+ * Sort would have, spilling to disk.  EXPLAIN ANALYZE shows which way the
+ * sort went, the backend that ran it and the time of each phase.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "mp_glue.h"
+#include "mp_nodes.h"
+#include "mp_order.h"
+
+/* Rows between interrupt checks while folding keys. */
+#define KEY_CHUNK 65536
+
+/* Rows are kept in blocks of this size at most (a larger row gets its own). */
+#define MAX_BLOCK ((Size) 8 << 20)
+
+/* One sort key: its column and type, and its place in the composite key. */
+typedef struct sort_key
+{
+	AttrNumber	attno;
+	mp_key_kind kind;
+	int			bits;			/* of the key's value */
+	bool		desc;
+	bool		nulls_first;
+	bool		has_nulls;		/* some row has a NULL here: the key gets a NULL bit */
+	int			lo;				/* the value's lowest bit in the composite key */
+} sort_key;
+
+typedef struct MergepathSortState
+{
+	CustomScanState css;
+
+	/* the Sort's keys, for the tuplesort when the node hands its rows on */
+	int			nkeys;
+	AttrNumber *sort_cols;
+	Oid		   *sort_ops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+	sort_key   *keys;
+	int			key_bits_max;	/* every key with its NULL bit */
+
+	bool		random_access;	/* asked for rescans, backward fetches or marks */
+	TupleDesc	tupdesc;
+	MemoryContext rows_cxt;		/* the rows, their permutation; reset on re-sort */
+	Size		limit;			/* bytes the node may hold: work_mem */
+
+	/* the rows, in input order */
+	MinimalTuple *rows;
+	int64		nrows;
+	int64		room;
+	char	   *block;
+	Size		block_free;
+	Size		held;			/* bytes of blocks */
+	bool		any_nulls;		/* some row has a NULL in some column */
+
+	/* the rows in key order */
+	bool		sorted;
+	uint32	   *perm;
+	int64		cur;			/* the row last returned: -1 before the first, nrows after the
+								 * last */
+	int64		mark;
+
+	/* set when the input outgrew the limit */
+	Tuplesortstate *tuplesort;
+
+	/* for EXPLAIN ANALYZE */
+	mp_run_report run;
+	double		read_ms;
+	double		keys_ms;
+	double		sort_ms;
+	double		return_ms;
+	Size		peak_bytes;
+	TuplesortInstrumentation tuplesort_stats;
+	bool		handed_on;
+} MergepathSortState;
+
+static Node *sort_create_state(CustomScan *cscan);
+static void sort_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *sort_exec(CustomScanState *node);
+static void sort_end(CustomScanState *node);
+static void sort_rescan(CustomScanState *node);
+static void sort_mark(CustomScanState *node);
+static void sort_restore(CustomScanState *node);
+static void sort_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+const CustomScanMethods mp_sort_scan_methods = {
+	.CustomName = "MergepathSort",
+	.CreateCustomScanState = sort_create_state,
+};
+
+static const CustomExecMethods sort_exec_methods = {
+	.CustomName = "MergepathSort",
+	.BeginCustomScan = sort_begin,
+	.ExecCustomScan = sort_exec,
+	.EndCustomScan = sort_end,
+	.ReScanCustomScan = sort_rescan,
+	.MarkPosCustomScan = sort_mark,
+	.RestrPosCustomScan = sort_restore,
+	.ExplainCustomScan = sort_explain,
+};
+
+static Node *
+sort_create_state(CustomScan *cscan)
+{
+	MergepathSortState *state = palloc0(sizeof(MergepathSortState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &sort_exec_methods;
+	return (Node *) state;
+}
+
+static void
+sort_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *cols = linitial(cscan->custom_private),
+			   *ops = lsecond(cscan->custom_private),
+			   *colls = lthird(cscan->custom_private),
+			   *nulls = lfourth(cscan->custom_private);
+
+	state->random_access =
+		(eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) != 0;
+	outerPlanState(state) = ExecInitNode(outerPlan(cscan), estate,
+										 eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
+													EXEC_FLAG_MARK));
+	state->tupdesc = ExecGetResultType(outerPlanState(state));
+
+	/* rows leave as minimal tuples, as a Sort's do */
+	node->ss.ps.ps_ResultTupleSlot =
+		ExecInitExtraTupleSlot(estate, node->ss.ps.ps_ResultTupleDesc, &TTSOpsMinimalTuple);
+	node->ss.ps.resultops = &TTSOpsMinimalTuple;
+	node->ss.ps.resultopsfixed = true;
+	node->ss.ps.resultopsset = true;
+
+	state->nkeys = list_length(cols);
+	state->sort_cols = palloc(state->nkeys * sizeof(AttrNumber));
+	state->sort_ops = palloc(state->nkeys * sizeof(Oid));
+	state->collations = palloc(state->nkeys * sizeof(Oid));
+	state->nulls_first = palloc(state->nkeys * sizeof(bool));
+	state->keys = palloc0(state->nkeys * sizeof(sort_key));
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		sort_key   *key = &state->keys[i];
+		Form_pg_attribute att;
+		TypeCacheEntry *tc;
+
+		state->sort_cols[i] = (AttrNumber) list_nth_int(cols, i);
+		state->sort_ops[i] = list_nth_oid(ops, i);
+		state->collations[i] = list_nth_oid(colls, i);
+		state->nulls_first[i] = list_nth_int(nulls, i) != 0;
+
+		att = TupleDescAttr(state->tupdesc, state->sort_cols[i] - 1);
+		tc = lookup_type_cache(getBaseType(att->atttypid), TYPECACHE_GT_OPR);
+		key->attno = state->sort_cols[i];
+		key->kind = mp_key_kind_of(att->atttypid);
+		key->bits = mp_key_kind_bits(key->kind);
+		key->desc = state->sort_ops[i] == tc->gt_opr;
+		key->nulls_first = state->nulls_first[i];
+		if (key->kind == MP_KEY_NONE)
+			elog(ERROR, "MergepathSort: column %d of type %s cannot be a key", key->attno,
+				 format_type_be(att->atttypid));
+		state->key_bits_max += key->bits + 1;
+	}
+	state->limit = (Size) work_mem * 1024;
+	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathSort rows",
+											ALLOCSET_DEFAULT_SIZES);
+}
+
+/* Room for a row of len bytes in the blocks. */
+static MinimalTuple
+row_room(MergepathSortState *state, Size len)
+{
+	char	   *at;
+
+	len = MAXALIGN(len);
+	if (len > state->block_free)
+	{
+		Size		size = Min(Max(state->held / 4, (Size) 64 << 10), MAX_BLOCK);
+
+		size = Max(size, len);
+		state->block = MemoryContextAllocHuge(state->rows_cxt, size);
+		state->block_free = size;
+		state->held += size;
+	}
+	at = state->block;
+	state->block += len;
+	state->block_free -= len;
+	return (MinimalTuple) at;
+}
+
+/* Keeps the slot's row, copied once into the blocks. */
+static void
+keep_row(MergepathSortState *state, TupleTableSlot *slot)
+{
+	MinimalTuple row;
+
+	if (state->nrows == state->room)
+	{
+		Size		room = Max(state->room * 2, 1024);
+
+		/* counted with the rows (mp_sort_row_overhead) */
+		state->rows = state->rows == NULL
+			? MemoryContextAllocHuge(state->rows_cxt, room * sizeof(MinimalTuple))
+			: repalloc_huge(state->rows, room * sizeof(MinimalTuple));
+		state->room = room;
+	}
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		/* a heap tuple is a minimal tuple behind a longer header */
+		HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
+		Size		len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+
+		row = row_room(state, len);
+		memcpy(row, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
+		row->t_len = len;
+	}
+	else
+	{
+		bool		should_free;
+		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+
+		row = row_room(state, tuple->t_len);
+		memcpy(row, tuple, tuple->t_len);
+		if (should_free)
+			pfree(tuple);
+	}
+	state->any_nulls |= (row->t_infomask & HEAP_HASNULL) != 0;
+	state->rows[state->nrows++] = row;
+}
+
+static bool
+over_limit(MergepathSortState *state)
+{
+	return state->held + state->nrows * mp_sort_row_overhead(state->key_bits_max) >
+		state->limit || state->nrows >= (int64) UINT32_MAX;
+}
+
+/* The rows so far go to a tuplesort, which takes the rest of the input. */
+static void
+hand_on(MergepathSortState *state)
+{
+	TupleTableSlot *slot = state->css.ss.ps.ps_ResultTupleSlot;
+
+	state->tuplesort = tuplesort_begin_heap(state->tupdesc, state->nkeys, state->sort_cols,
+											state->sort_ops, state->collations,
+											state->nulls_first, work_mem, NULL,
+											state->random_access ? TUPLESORT_RANDOMACCESS
+											: TUPLESORT_NONE);
+	for (int64 i = 0; i < state->nrows; i++)
+	{
+		ExecStoreMinimalTuple(state->rows[i], slot, false);
+		tuplesort_puttupleslot(state->tuplesort, slot);
+	}
+	ExecClearTuple(slot);
+	MemoryContextReset(state->rows_cxt);
+	state->rows = NULL;
+	state->nrows = state->room = 0;
+	state->block = NULL;
+	state->block_free = state->held = 0;
+	state->handed_on = true;
+}
+
+static uint64
+fold_key(mp_key_kind kind, Datum d)
+{
+	switch (kind)
+	{
+		case MP_KEY_BOOL:
+			return DatumGetBool(d);
+		case MP_KEY_INT2:
+			return mp_key_int2(DatumGetInt16(d));
+		case MP_KEY_INT4:
+			return mp_key_int4(DatumGetInt32(d));
+		case MP_KEY_UINT4:
+			return DatumGetObjectId(d);
+		case MP_KEY_INT8:
+			return mp_key_int8(DatumGetInt64(d));
+		case MP_KEY_FLOAT4:
+			return mp_key_float4(DatumGetFloat4(d));
+		case MP_KEY_FLOAT8:
+			return mp_key_float8(DatumGetFloat8(d));
+		case MP_KEY_NONE:
+			break;
+	}
+	return 0;
+}
+
+/* A minimal tuple as the HeapTuple that heap_getattr reads. */
+static inline void
+row_as_heap(MinimalTuple row, HeapTuple tuple)
+{
+	tuple->t_len = row->t_len + MINIMAL_TUPLE_OFFSET;
+	tuple->t_data = (HeapTupleHeader) ((char *) row - MINIMAL_TUPLE_OFFSET);
+}
+
+/*
+ * Lays the keys out in the composite key, the last key in the lowest bits,
+ * a NULL bit above each key that has NULLs; returns the bits in all.
+ */
+static int
+lay_out_keys(MergepathSortState *state)
+{
+	int			lo = 0;
+
+	for (int k = 0; k < state->nkeys; k++)
+		state->keys[k].has_nulls = false;
+	if (state->any_nulls)
+	{
+		for (int64 i = 0; i < state->nrows; i++)
+		{
+			MinimalTuple row = state->rows[i];
+
+			if (!(row->t_infomask & HEAP_HASNULL))
+				continue;
+			for (int k = 0; k < state->nkeys; k++)
+				state->keys[k].has_nulls |= att_isnull(state->keys[k].attno - 1, row->t_bits);
+		}
+	}
+	for (int k = state->nkeys - 1; k >= 0; k--)
+	{
+		state->keys[k].lo = lo;
+		lo += state->keys[k].bits + state->keys[k].has_nulls;
+	}
+	return lo;
+}
+
+/* The rows' composite keys, as mp_row_keys words. */
+static void *
+fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_bytes)
+{
+	int64		n = state->nrows;
+	void	   *words;
+	uint64	   *acc;
+	HeapTupleData tuple;
+
+	*word_bytes = total_bits <= 32 ? 4 : 8;
+	*nwords = total_bits <= 32 ? 1 : (total_bits + 63) / 64;
+	words = MemoryContextAllocHuge(state->rows_cxt, (Size) n * *nwords * *word_bytes);
+	acc = palloc((*nwords + 1) * sizeof(uint64));
+	for (int64 lo = 0; lo < n; lo += KEY_CHUNK)
+	{
+		int64		hi = Min(lo + KEY_CHUNK, n);
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 i = lo; i < hi; i++)
+		{
+			memset(acc, 0, *nwords * sizeof(uint64));
+			row_as_heap(state->rows[i], &tuple);
+			for (int k = 0; k < state->nkeys; k++)
+			{
+				sort_key   *key = &state->keys[k];
+				bool		isnull;
+				Datum		d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
+				uint64		v = isnull ? 0 : fold_key(key->kind, d);
+
+				mp_key_put(acc, key->lo, key->bits, mp_key_value(v, key->bits, key->desc, isnull));
+				if (key->has_nulls)
+					mp_key_put(acc, key->lo + key->bits, 1,
+							   mp_key_null_bit(isnull, key->nulls_first));
+			}
+			if (*word_bytes == 4)
+				((uint32 *) words)[i] = (uint32) acc[0];
+			else
+				for (int w = 0; w < *nwords; w++)
+					((uint64 *) words)[(Size) w * n + i] = acc[w];
+		}
+	}
+	pfree(acc);
+	return words;
+}
+
+/* The sort as mp_run's work. */
+typedef struct rows_run
+{
+	MergepathSortState *state;
+	mp_row_keys keys;
+} rows_run;
+
+static mp_status
+rows_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	rows_run   *run = ctx;
+	MergepathSortState *state = run->state;
+	void	   *scratch = MemoryContextAllocHuge(state->rows_cxt,
+												 mp_cpu_sort_rows_scratch(state->nrows));
+	mp_status	st = mp_cpu_sort_rows(&run->keys, state->nrows, state->perm, scratch, poll);
+
+	state->peak_bytes = Max(state->peak_bytes, MemoryContextMemAllocated(state->rows_cxt, true));
+	pfree(scratch);
+	return st;
+}
+
+static mp_status
+rows_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	rows_run   *run = ctx;
+
+	return mp_gpu_sort_rows(&run->keys, run->state->nrows, run->state->perm, poll, timing);
+}
+
+/* Reads the whole input and puts it in key order. */
+static void
+sort_input(MergepathSortState *state)
+{
+	PlanState  *outer = outerPlanState(state);
+	double		t0 = mp_now_ms(),
+				t1;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+
+		if (TupIsNull(slot))
+			break;
+		if (state->tuplesort)
+			tuplesort_puttupleslot(state->tuplesort, slot);
+		else
+		{
+			keep_row(state, slot);
+			if (over_limit(state))
+				hand_on(state);
+		}
+	}
+	t1 = mp_now_ms();
+	state->read_ms = t1 - t0;
+
+	if (state->tuplesort)
+	{
+		tuplesort_performsort(state->tuplesort);
+		tuplesort_get_stats(state->tuplesort, &state->tuplesort_stats);
+		state->sort_ms = mp_now_ms() - t1;
+	}
+	else
+	{
+		rows_run	run = {state};
+		int			total = lay_out_keys(state);
+		int		   *bits;
+
+		run.keys.words = fold_keys(state, total, &run.keys.nwords, &run.keys.word_bytes);
+		bits = palloc(run.keys.nwords * sizeof(int));
+		for (int w = 0; w < run.keys.nwords; w++)
+			bits[w] = Min(total - 64 * w, run.keys.word_bytes * 8);
+		run.keys.bits = bits;
+		state->perm = MemoryContextAllocHuge(state->rows_cxt,
+											 Max(state->nrows, 1) * sizeof(uint32));
+		state->keys_ms = mp_now_ms() - t1;
+		state->peak_bytes = MemoryContextMemAllocated(state->rows_cxt, true);
+
+		(void) mp_run("MergepathSort", state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
+		state->sort_ms = state->run.total_ms;
+		pfree((void *) run.keys.words);
+		pfree(bits);
+	}
+	state->sorted = true;
+	state->cur = -1;
+	state->return_ms = 0;
+}
+
+static TupleTableSlot *
+sort_exec(CustomScanState *node)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+	TupleTableSlot *slot = node->ss.ps.ps_ResultTupleSlot;
+	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	instr_time	start;
+
+	if (!state->sorted)
+		sort_input(state);
+	if (state->tuplesort)
+	{
+		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
+		return slot;
+	}
+	if (node->ss.ps.instrument)
+		INSTR_TIME_SET_CURRENT(start);
+	if (forward)
+		state->cur += state->cur < state->nrows;
+	else
+		state->cur -= state->cur >= 0;
+	if (state->cur < 0 || state->cur >= state->nrows)
+		ExecClearTuple(slot);
+	else
+	{
+		/* the rows are scattered over the blocks: ask for one a few ahead */
+		if (state->cur + 8 < state->nrows)
+			__builtin_prefetch(state->rows[state->perm[state->cur + 8]]);
+		ExecStoreMinimalTuple(state->rows[state->perm[state->cur]], slot, false);
+	}
+	if (node->ss.ps.instrument)
+	{
+		instr_time	end;
+
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		state->return_ms += INSTR_TIME_GET_MILLISEC(end);
+	}
+	return slot;
+}
+
+/* Forgets the input, so that the next fetch reads and sorts it again. */
+static void
+forget_input(MergepathSortState *state)
+{
+	if (state->tuplesort)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	MemoryContextReset(state->rows_cxt);
+	state->rows = NULL;
+	state->perm = NULL;
+	state->nrows = state->room = 0;
+	state->block = NULL;
+	state->block_free = state->held = 0;
+	state->any_nulls = false;
+	state->sorted = false;
+	state->handed_on = false;
+}
+
+static void
+sort_end(CustomScanState *node)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+
+	ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
+	forget_input(state);
+	MemoryContextDelete(state->rows_cxt);
+	ExecEndNode(outerPlanState(node));
+}
+
+/* As a Sort: rewind, unless the input must be read again. */
+static void
+sort_rescan(CustomScanState *node)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (!state->sorted)
+		return;
+	ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
+	if (outer->chgParam != NULL || (state->tuplesort && !state->random_access))
+	{
+		forget_input(state);
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+	}
+	else if (state->tuplesort)
+		tuplesort_rescan(state->tuplesort);
+	else
+		state->cur = -1;
+}
+
+static void
+sort_mark(CustomScanState *node)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+
+	if (!state->sorted)
+		return;
+	if (state->tuplesort)
+		tuplesort_markpos(state->tuplesort);
+	else
+		state->mark = state->cur;
+}
+
+static void
+sort_restore(CustomScanState *node)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+
+	if (state->tuplesort)
+		tuplesort_restorepos(state->tuplesort);
+	else
+		state->cur = state->mark;
+}
+
+/* "Sort Key: a, b DESC" as EXPLAIN shows a Sort's. */
+static void
+explain_keys(MergepathSortState *state, List *ancestors, ExplainState *es)
+{
+	Plan	   *plan = state->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	List	   *items = NIL;
+
+	for (int i = 0; i < state->nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(plan->targetlist, state->sort_cols[i]);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context,
+														useprefix, true));
+		if (state->keys[i].desc)
+			appendStringInfoString(&buf, " DESC");
+		if (state->nulls_first[i] != state->keys[i].desc)
+			appendStringInfoString(&buf, state->nulls_first[i] ? " NULLS FIRST" : " NULLS LAST");
+		items = lappend(items, buf.data);
+	}
+	ExplainPropertyList("Sort Key", items, es);
+}
+
+static void
+sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	MergepathSortState *state = (MergepathSortState *) node;
+	const char *method;
+	const char *space_type;
+	int64		space_kb;
+	char	   *backend;
+
+	explain_keys(state, ancestors, es);
+	if (!es->analyze || !state->sorted)
+		return;
+
+	if (state->handed_on)
+	{
+		method = tuplesort_method_name(state->tuplesort_stats.sortMethod);
+		space_type = tuplesort_space_type_name(state->tuplesort_stats.spaceType);
+		space_kb = state->tuplesort_stats.spaceUsed;
+		backend = psprintf("PostgreSQL tuplesort (the input outgrew work_mem)");
+	}
+	else
+	{
+		method = "radix";
+		space_type = "Memory";
+		space_kb = (int64) (state->peak_bytes + 1023) / 1024;
+		backend = state->run.note[0]
+			? psprintf("%s (%s)", state->run.used_gpu ? "gpu" : "cpu", state->run.note)
+			: pstrdup(state->run.used_gpu ? "gpu" : "cpu");
+	}
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Sort Method",
+							psprintf("%s  %s: " INT64_FORMAT "kB", method, space_type, space_kb),
+							es);
+	else
+	{
+		ExplainPropertyText("Sort Method", method, es);
+		ExplainPropertyInteger("Sort Space Used", "kB", space_kb, es);
+		ExplainPropertyText("Sort Space Type", space_type, es);
+	}
+	ExplainPropertyText("Sort Backend", backend, es);
+	if (!es->timing)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "read %.3f ms", state->read_ms);
+		if (!state->handed_on)
+			appendStringInfo(&buf, ", keys %.3f ms", state->keys_ms);
+		appendStringInfo(&buf, ", sort %.3f ms", state->sort_ms);
+		if (state->run.used_gpu)
+			appendStringInfo(&buf, " (in %.3f, kernels %.3f, out %.3f)", state->run.gpu.h2d_ms,
+							 state->run.gpu.kernel_ms, state->run.gpu.d2h_ms);
+		if (!state->handed_on)
+			appendStringInfo(&buf, ", return %.3f ms", state->return_ms);
+		ExplainPropertyText("Sort Phases", buf.data, es);
+	}
+	else
+	{
+		ExplainPropertyFloat("Read Time", "ms", state->read_ms, 3, es);
+		ExplainPropertyFloat("Keys Time", "ms", state->keys_ms, 3, es);
+		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
+		ExplainPropertyFloat("Return Time", "ms", state->return_ms, 3, es);
+	}
+}

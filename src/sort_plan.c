@@ -1,0 +1,320 @@
+/*
+ * sort_plan.c
+ *		Where MergepathSort stands: a planner hook that puts the node in the
+ *		place of each Sort of the finished plan that it can take.
+ *
+ * Why the finished plan rather than paths offered to the planner: Sorts come
+ * into a plan from many places, and not all of them are paths.  The Sorts
+ * under a Merge Join are made while the plan is created from the chosen
+ * path (createplan.c), and the Sorts of ORDER BY, GROUP BY, DISTINCT,
+ * window functions, set operations and Gather Merge come from code with no
+ * hook to offer an alternative.  A walk over the finished plan sees every
+ * Sort, in the main plan and in every subplan, CTE and init plan, and its
+ * input, output and place are exactly the Sort's.  What it cannot do is
+ * change the planner's choices above the Sort (a sorted aggregate instead
+ * of a hashed one, say), which were made with the Sort's cost.
+ *
+ * A Sort is taken when every key is a column of a type that folds into an
+ * order-preserving unsigned key (mp_order.h) sorted by its type's default
+ * btree order, ASC or DESC, NULLS FIRST or LAST; when its estimated input
+ * has at least mergepath.sort_min_rows rows and fits the node's memory
+ * (work_mem, as for the Sort: beyond it the node would hand its rows to
+ * PostgreSQL's tuplesort anyway); and when it has no bound, that is no
+ * Limit above it that would make it a top-N heap sort, which reads its
+ * input once and keeps only the first rows: faster than any full sort.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "mp_nodes.h"
+
+/*
+ * The node's cost, in cpu_operator_cost units a row, for reading and
+ * keeping a row, folding its keys and sorting them: a radix sort's passes,
+ * so no log n.  From the benchmark (test/bench/sort_node.sh).
+ */
+#define MP_SORT_ROW_COST 10.0
+
+bool		mp_enable_sort = true;
+int			mp_sort_min_rows = 10000;
+
+static planner_hook_type prev_planner_hook = NULL;
+
+mp_key_kind
+mp_key_kind_of(Oid type)
+{
+	switch (getBaseType(type))
+	{
+		case BOOLOID:
+			return MP_KEY_BOOL;
+		case INT2OID:
+			return MP_KEY_INT2;
+		case INT4OID:
+		case DATEOID:
+			return MP_KEY_INT4;
+		case OIDOID:
+			return MP_KEY_UINT4;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case TIMEOID:
+		case CASHOID:
+			return MP_KEY_INT8;
+		case FLOAT4OID:
+			return MP_KEY_FLOAT4;
+		case FLOAT8OID:
+			return MP_KEY_FLOAT8;
+		default:
+			return MP_KEY_NONE;
+	}
+}
+
+int
+mp_key_kind_bits(mp_key_kind kind)
+{
+	switch (kind)
+	{
+		case MP_KEY_BOOL:
+			return 1;
+		case MP_KEY_INT2:
+			return 16;
+		case MP_KEY_INT4:
+		case MP_KEY_UINT4:
+		case MP_KEY_FLOAT4:
+			return 32;
+		case MP_KEY_INT8:
+		case MP_KEY_FLOAT8:
+			return 64;
+		case MP_KEY_NONE:
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The bits of the Sort's composite key, NULL bits included, or 0 when a key
+ * is not one the node sorts.
+ */
+static int
+sort_key_bits(Sort *sort)
+{
+	int			bits = 0;
+
+	for (int i = 0; i < sort->numCols; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(sort->plan.targetlist, sort->sortColIdx[i]);
+		Oid			type;
+		mp_key_kind kind;
+		TypeCacheEntry *tc;
+
+		if (tle == NULL)
+			return 0;
+		type = exprType((Node *) tle->expr);
+		kind = mp_key_kind_of(type);
+		if (kind == MP_KEY_NONE)
+			return 0;
+		tc = lookup_type_cache(getBaseType(type), TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+		if (sort->sortOperators[i] != tc->lt_opr && sort->sortOperators[i] != tc->gt_opr)
+			return 0;
+		bits += mp_key_kind_bits(kind) + 1;
+	}
+	return bits;
+}
+
+static bool
+sort_qualifies(Sort *sort, bool bounded)
+{
+	int			bits;
+
+	if (bounded || sort->plan.plan_rows < mp_sort_min_rows || sort->plan.lefttree == NULL)
+		return false;
+	bits = sort_key_bits(sort);
+	if (bits == 0)
+		return false;
+	return mp_sort_bytes(sort->plan.plan_rows, sort->plan.plan_width, bits) <=
+		(double) work_mem * 1024.0;
+}
+
+static List *
+int_array_list(const AttrNumber *x, int n)
+{
+	List	   *l = NIL;
+
+	for (int i = 0; i < n; i++)
+		l = lappend_int(l, x[i]);
+	return l;
+}
+
+static List *
+oid_array_list(const Oid *x, int n)
+{
+	List	   *l = NIL;
+
+	for (int i = 0; i < n; i++)
+		l = lappend_oid(l, x[i]);
+	return l;
+}
+
+static List *
+bool_array_list(const bool *x, int n)
+{
+	List	   *l = NIL;
+
+	for (int i = 0; i < n; i++)
+		l = lappend_int(l, x[i]);
+	return l;
+}
+
+/*
+ * The node in the Sort's place: the same input (its lefttree), output,
+ * estimates and parameters.  Its scan tuple is the Sort's input row
+ * (custom_scan_tlist is the Sort's target list), which it returns as is.
+ */
+static Plan *
+make_sort_node(Sort *sort)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	double		rows = sort->plan.plan_rows;
+	Cost		input = sort->plan.lefttree->total_cost;
+
+	cscan->scan.plan = sort->plan;
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.scanrelid = 0;
+	foreach(lc, sort->plan.targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		TargetEntry *out = flatCopyTargetEntry(tle);
+
+		out->expr = (Expr *) makeVar(INDEX_VAR, tle->resno, exprType((Node *) tle->expr),
+									 exprTypmod((Node *) tle->expr),
+									 exprCollation((Node *) tle->expr), 0);
+		tlist = lappend(tlist, out);
+	}
+	cscan->scan.plan.targetlist = tlist;
+	cscan->custom_scan_tlist = sort->plan.targetlist;
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_private = list_make4(int_array_list(sort->sortColIdx, sort->numCols),
+									   oid_array_list(sort->sortOperators, sort->numCols),
+									   oid_array_list(sort->collations, sort->numCols),
+									   bool_array_list(sort->nullsFirst, sort->numCols));
+	cscan->methods = &mp_sort_scan_methods;
+	cscan->scan.plan.startup_cost = input + MP_SORT_ROW_COST * cpu_operator_cost * rows;
+	cscan->scan.plan.total_cost = cscan->scan.plan.startup_cost + cpu_operator_cost * rows;
+	return &cscan->scan.plan;
+}
+
+static Plan *replace_sorts(Plan *plan, bool bounded);
+
+static List *
+replace_in_list(List *plans, bool bounded)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = replace_sorts(lfirst(lc), bounded);
+	return plans;
+}
+
+/*
+ * The plan with its qualifying Sorts replaced.  bounded: a Limit above will
+ * tell a Sort here how many rows it needs (as ExecSetTupleBound passes a
+ * bound down: through Result, unfiltered SubqueryScan, Gather, Gather Merge
+ * and Merge Append).
+ */
+static Plan *
+replace_sorts(Plan *plan, bool bounded)
+{
+	bool		child_bounded = false;
+
+	if (plan == NULL)
+		return NULL;
+	switch (nodeTag(plan))
+	{
+		case T_Limit:
+			{
+				Limit	   *limit = (Limit *) plan;
+
+				child_bounded = limit->limitCount != NULL &&
+					limit->limitOption == LIMIT_OPTION_COUNT;
+			}
+			break;
+		case T_Result:
+		case T_Gather:
+		case T_GatherMerge:
+			child_bounded = bounded;
+			break;
+		case T_SubqueryScan:
+			child_bounded = bounded && plan->qual == NIL;
+			break;
+		case T_MergeAppend:
+			((MergeAppend *) plan)->mergeplans =
+				replace_in_list(((MergeAppend *) plan)->mergeplans, bounded);
+			break;
+		case T_Append:
+			((Append *) plan)->appendplans =
+				replace_in_list(((Append *) plan)->appendplans, false);
+			break;
+		case T_BitmapAnd:
+			((BitmapAnd *) plan)->bitmapplans =
+				replace_in_list(((BitmapAnd *) plan)->bitmapplans, false);
+			break;
+		case T_BitmapOr:
+			((BitmapOr *) plan)->bitmapplans =
+				replace_in_list(((BitmapOr *) plan)->bitmapplans, false);
+			break;
+		case T_CustomScan:
+			((CustomScan *) plan)->custom_plans =
+				replace_in_list(((CustomScan *) plan)->custom_plans, false);
+			break;
+		default:
+			break;
+	}
+	if (IsA(plan, SubqueryScan))
+		((SubqueryScan *) plan)->subplan =
+			replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded);
+	plan->lefttree = replace_sorts(plan->lefttree, child_bounded);
+	plan->righttree = replace_sorts(plan->righttree, false);
+
+	if (IsA(plan, Sort) && sort_qualifies((Sort *) plan, bounded))
+		return make_sort_node((Sort *) plan);
+	return plan;
+}
+
+static PlannedStmt *
+mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
+				  ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	if (mp_enable_sort)
+	{
+		stmt->planTree = replace_sorts(stmt->planTree, false);
+		stmt->subplans = replace_in_list(stmt->subplans, false);
+	}
+	return stmt;
+}
+
+/* Registers the node (parallel workers read it back by name) and the hook. */
+void
+mp_sort_node_init(void)
+{
+	RegisterCustomScanMethods(&mp_sort_scan_methods);
+	prev_planner_hook = planner_hook;
+	planner_hook = mergepath_planner;
+}
