@@ -121,6 +121,10 @@ SELECT check_sort('SELECT f4, f8, d, tstz, i2, o FROM st ORDER BY f4 DESC, f8, d
 -- a key the input computes
 SELECT check_sort('SELECT i4 % 7 AS r, i4 FROM st ORDER BY i4 % 7 DESC, i4', 'r, i4');
 
+-- a one-column input (kept as values rather than tuples)
+SELECT check_sort('SELECT f4 FROM st ORDER BY f4 DESC NULLS LAST', 'f4');
+SELECT check_sort('SELECT ts FROM st ORDER BY ts NULLS FIRST', 'ts');
+
 -- all keys equal, empty and one-row inputs, rows wider than a block
 SELECT check_sort('SELECT id * 0 AS zero, id FROM st ORDER BY 1', 'zero');
 SELECT check_sort('SELECT f8 * 0 AS z, id FROM st WHERE f8 = 0 ORDER BY 1', 'z');
@@ -230,6 +234,7 @@ END $$;
 SET work_mem = '64kB';
 SELECT explain_masked('SELECT * FROM many_rows(20000) ORDER BY k DESC');
 SELECT check_sort('SELECT k, pay FROM many_rows(20000) ORDER BY k DESC', 'k');
+SELECT check_sort('SELECT k FROM many_rows(20000) ORDER BY k DESC', 'k');
 BEGIN;
 DECLARE c2 SCROLL CURSOR FOR SELECT k, pay FROM many_rows(20000) ORDER BY k, pay;
 FETCH 2 FROM c2;

@@ -11,6 +11,10 @@
  * those keys, and returns the rows in that order.  Rows with equal keys
  * come out in their input order.
  *
+ * An input of one column (a window's or a DISTINCT's keys, say) is kept as
+ * its values, not as tuples, and returned as such, as a Sort sorts Datums
+ * then.
+ *
  * It behaves as a Sort: it supports rescans (a rewind, unless parameters of
  * its input changed), mark and restore under a Merge Join, and backward
  * fetches.  Its memory is work_mem, counted as the rows, their keys and the
@@ -28,7 +32,6 @@
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
-#include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -77,8 +80,11 @@ typedef struct MergepathSortState
 	MemoryContext rows_cxt;		/* the rows, their permutation; reset on re-sort */
 	Size		limit;			/* bytes the node may hold: work_mem */
 
-	/* the rows, in input order */
+	/* the rows, in input order: tuples, or the values of a one-column input */
+	bool		datum_rows;
 	MinimalTuple *rows;
+	Datum	   *datums;
+	bool	   *isnull;
 	int64		nrows;
 	int64		room;
 	char	   *block;
@@ -101,7 +107,6 @@ typedef struct MergepathSortState
 	double		read_ms;
 	double		keys_ms;
 	double		sort_ms;
-	double		return_ms;
 	Size		peak_bytes;
 	TuplesortInstrumentation tuplesort_stats;
 	bool		handed_on;
@@ -159,6 +164,7 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 										 eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
 													EXEC_FLAG_MARK));
 	state->tupdesc = ExecGetResultType(outerPlanState(state));
+	state->datum_rows = state->tupdesc->natts == 1 && TupleDescAttr(state->tupdesc, 0)->attbyval;
 
 	/* rows leave as minimal tuples, as a Sort's do */
 	node->ss.ps.ps_ResultTupleSlot =
@@ -223,7 +229,14 @@ row_room(MergepathSortState *state, Size len)
 	return (MinimalTuple) at;
 }
 
-/* Keeps the slot's row, copied once into the blocks. */
+static void *
+grow_array(MergepathSortState *state, void *array, Size room, Size elsize)
+{
+	return array == NULL ? MemoryContextAllocHuge(state->rows_cxt, room * elsize)
+		: repalloc_huge(array, room * elsize);
+}
+
+/* Keeps the slot's row, copied once into the blocks (or its one value). */
 static void
 keep_row(MergepathSortState *state, TupleTableSlot *slot)
 {
@@ -231,13 +244,24 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 
 	if (state->nrows == state->room)
 	{
-		Size		room = Max(state->room * 2, 1024);
-
 		/* counted with the rows (mp_sort_row_overhead) */
-		state->rows = state->rows == NULL
-			? MemoryContextAllocHuge(state->rows_cxt, room * sizeof(MinimalTuple))
-			: repalloc_huge(state->rows, room * sizeof(MinimalTuple));
-		state->room = room;
+		state->room = Max(state->room * 2, 1024);
+		if (state->datum_rows)
+		{
+			state->datums = grow_array(state, state->datums, state->room, sizeof(Datum));
+			state->isnull = grow_array(state, state->isnull, state->room, sizeof(bool));
+		}
+		else
+			state->rows = grow_array(state, state->rows, state->room, sizeof(MinimalTuple));
+	}
+	if (state->datum_rows)
+	{
+		slot_getsomeattrs(slot, 1);
+		state->datums[state->nrows] = slot->tts_values[0];
+		state->isnull[state->nrows] = slot->tts_isnull[0];
+		state->any_nulls |= slot->tts_isnull[0];
+		state->nrows++;
+		return;
 	}
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
@@ -270,6 +294,33 @@ over_limit(MergepathSortState *state)
 		state->limit || state->nrows >= (int64) UINT32_MAX;
 }
 
+/* Row i into the slot, which returns it. */
+static inline TupleTableSlot *
+store_row(MergepathSortState *state, int64 i, TupleTableSlot *slot)
+{
+	if (!state->datum_rows)
+		return ExecStoreMinimalTuple(state->rows[i], slot, false);
+	ExecClearTuple(slot);
+	slot->tts_values[0] = state->datums[i];
+	slot->tts_isnull[0] = state->isnull[i];
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* Frees the rows and all that was made of them. */
+static void
+forget_rows(MergepathSortState *state)
+{
+	MemoryContextReset(state->rows_cxt);
+	state->rows = NULL;
+	state->datums = NULL;
+	state->isnull = NULL;
+	state->perm = NULL;
+	state->nrows = state->room = 0;
+	state->block = NULL;
+	state->block_free = state->held = 0;
+	state->any_nulls = false;
+}
+
 /* The rows so far go to a tuplesort, which takes the rest of the input. */
 static void
 hand_on(MergepathSortState *state)
@@ -283,15 +334,11 @@ hand_on(MergepathSortState *state)
 											: TUPLESORT_NONE);
 	for (int64 i = 0; i < state->nrows; i++)
 	{
-		ExecStoreMinimalTuple(state->rows[i], slot, false);
+		store_row(state, i, slot);
 		tuplesort_puttupleslot(state->tuplesort, slot);
 	}
 	ExecClearTuple(slot);
-	MemoryContextReset(state->rows_cxt);
-	state->rows = NULL;
-	state->nrows = state->room = 0;
-	state->block = NULL;
-	state->block_free = state->held = 0;
+	forget_rows(state);
 	state->handed_on = true;
 }
 
@@ -339,7 +386,9 @@ lay_out_keys(MergepathSortState *state)
 
 	for (int k = 0; k < state->nkeys; k++)
 		state->keys[k].has_nulls = false;
-	if (state->any_nulls)
+	if (state->datum_rows)
+		state->keys[0].has_nulls = state->any_nulls;
+	else if (state->any_nulls)
 	{
 		for (int64 i = 0; i < state->nrows; i++)
 		{
@@ -380,13 +429,23 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 		for (int64 i = lo; i < hi; i++)
 		{
 			memset(acc, 0, *nwords * sizeof(uint64));
-			row_as_heap(state->rows[i], &tuple);
+			if (!state->datum_rows)
+				row_as_heap(state->rows[i], &tuple);
 			for (int k = 0; k < state->nkeys; k++)
 			{
 				sort_key   *key = &state->keys[k];
 				bool		isnull;
-				Datum		d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
-				uint64		v = isnull ? 0 : fold_key(key->kind, d);
+				Datum		d;
+				uint64		v;
+
+				if (state->datum_rows)
+				{
+					d = state->datums[i];
+					isnull = state->isnull[i];
+				}
+				else
+					d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
+				v = isnull ? 0 : fold_key(key->kind, d);
 
 				mp_key_put(acc, key->lo, key->bits, mp_key_value(v, key->bits, key->desc, isnull));
 				if (key->has_nulls)
@@ -488,7 +547,6 @@ sort_input(MergepathSortState *state)
 	}
 	state->sorted = true;
 	state->cur = -1;
-	state->return_ms = 0;
 }
 
 static TupleTableSlot *
@@ -497,7 +555,6 @@ sort_exec(CustomScanState *node)
 	MergepathSortState *state = (MergepathSortState *) node;
 	TupleTableSlot *slot = node->ss.ps.ps_ResultTupleSlot;
 	bool		forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
-	instr_time	start;
 
 	if (!state->sorted)
 		sort_input(state);
@@ -506,8 +563,6 @@ sort_exec(CustomScanState *node)
 		(void) tuplesort_gettupleslot(state->tuplesort, forward, false, slot, NULL);
 		return slot;
 	}
-	if (node->ss.ps.instrument)
-		INSTR_TIME_SET_CURRENT(start);
 	if (forward)
 		state->cur += state->cur < state->nrows;
 	else
@@ -517,17 +572,9 @@ sort_exec(CustomScanState *node)
 	else
 	{
 		/* the rows are scattered over the blocks: ask for one a few ahead */
-		if (state->cur + 8 < state->nrows)
+		if (state->cur + 8 < state->nrows && !state->datum_rows)
 			__builtin_prefetch(state->rows[state->perm[state->cur + 8]]);
-		ExecStoreMinimalTuple(state->rows[state->perm[state->cur]], slot, false);
-	}
-	if (node->ss.ps.instrument)
-	{
-		instr_time	end;
-
-		INSTR_TIME_SET_CURRENT(end);
-		INSTR_TIME_SUBTRACT(end, start);
-		state->return_ms += INSTR_TIME_GET_MILLISEC(end);
+		store_row(state, state->perm[state->cur], slot);
 	}
 	return slot;
 }
@@ -539,13 +586,7 @@ forget_input(MergepathSortState *state)
 	if (state->tuplesort)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
-	MemoryContextReset(state->rows_cxt);
-	state->rows = NULL;
-	state->perm = NULL;
-	state->nrows = state->room = 0;
-	state->block = NULL;
-	state->block_free = state->held = 0;
-	state->any_nulls = false;
+	forget_rows(state);
 	state->sorted = false;
 	state->handed_on = false;
 }
@@ -641,6 +682,7 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	const char *space_type;
 	int64		space_kb;
 	char	   *backend;
+	double		return_ms;
 
 	explain_keys(state, ancestors, es);
 	if (!es->analyze || !state->sorted)
@@ -673,8 +715,12 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Sort Space Type", space_type, es);
 	}
 	ExplainPropertyText("Sort Backend", backend, es);
-	if (!es->timing)
+	if (!es->timing || node->ss.ps.instrument == NULL)
 		return;
+
+	/* the rest of the node's time (InstrEndLoop has run): returning rows */
+	return_ms = Max(node->ss.ps.instrument->total * 1000.0 - state->read_ms - state->keys_ms -
+					state->sort_ms, 0);
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		StringInfoData buf;
@@ -688,7 +734,7 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(&buf, " (in %.3f, kernels %.3f, out %.3f)", state->run.gpu.h2d_ms,
 							 state->run.gpu.kernel_ms, state->run.gpu.d2h_ms);
 		if (!state->handed_on)
-			appendStringInfo(&buf, ", return %.3f ms", state->return_ms);
+			appendStringInfo(&buf, ", return %.3f ms", return_ms);
 		ExplainPropertyText("Sort Phases", buf.data, es);
 	}
 	else
@@ -696,6 +742,6 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Read Time", "ms", state->read_ms, 3, es);
 		ExplainPropertyFloat("Keys Time", "ms", state->keys_ms, 3, es);
 		ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
-		ExplainPropertyFloat("Return Time", "ms", state->return_ms, 3, es);
+		ExplainPropertyFloat("Return Time", "ms", return_ms, 3, es);
 	}
 }

@@ -2,7 +2,8 @@
 # Every GPU test, in one command, on a host with a GPU:
 #   C tests of both backends, compute-sanitizer (memcheck, racecheck,
 #   initcheck, synccheck) over the GPU C tests, pg_regress with the GPU and
-#   the CPU forced, and the GPU life cycle inside a real server.
+#   the CPU forced (the MergepathSort node's suite among them), and the GPU
+#   life cycle inside a real server (cancels in functions and in the node).
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
@@ -49,7 +50,7 @@ sanitize() {
 # suite of C tests, the suites side by side too: racecheck over all of them
 # in one process would take longer than the rest together.
 sanitize_all() {
-	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort})
+	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows})
 	for t in memcheck racecheck initcheck synccheck; do
 		selected "$t" && tools+=("$t")
 	done

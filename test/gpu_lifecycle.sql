@@ -31,6 +31,37 @@ BEGIN
   END IF;
 END $$;
 
+-- MergepathSort on the GPU: statement timeouts in every phase of the node
+-- (reading, keys, the GPU sort, returning rows), then a right answer
+LOAD 'mergepath';
+SET work_mem = '1GB';
+SET mergepath.sort_min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE sort_rows AS
+SELECT (random() * 2e9 - 1e9)::int4 AS k, g AS p FROM generate_series(1, 3000000) g;
+ANALYZE sort_rows;
+SELECT sum(p) FROM (SELECT * FROM sort_rows ORDER BY k OFFSET 0) s;
+SELECT (mergepath_info()->'last_call'->>'total_ms')::float8 AS sort_ms \gset
+\echo MergepathSort of 3M rows, the GPU sort alone: :sort_ms ms
+\set ON_ERROR_STOP 0
+SELECT format('SET statement_timeout = %s; SELECT sum(p) FROM (SELECT * FROM sort_rows ORDER BY k OFFSET 0) s;', t)
+FROM generate_series(1, 900, 9) t \gexec
+RESET statement_timeout;
+\set ON_ERROR_STOP 1
+
+DO $$
+BEGIN
+  IF (SELECT count(*) FROM (SELECT k, lag(k) OVER () AS prev
+                            FROM (SELECT k FROM sort_rows ORDER BY k OFFSET 0) s) x
+      WHERE k < prev) <> 0 THEN
+    RAISE EXCEPTION 'MergepathSort out of order after cancels';
+  END IF;
+  IF mergepath_info()->'last_call'->>'function' <> 'MergepathSort'
+     OR mergepath_info()->'last_call'->>'backend' <> 'gpu' THEN
+    RAISE EXCEPTION 'MergepathSort did not run on the GPU after cancels: %', mergepath_info()->'last_call';
+  END IF;
+END $$;
+
 SELECT (mergepath_info()->'gpu'->>'pool_mb')::int AS pool_after,
        (mergepath_info()->'gpu'->>'memory_free_mb')::int AS free_after \gset
 \echo pool :pool_before -> :pool_after MB, free device memory :free_before -> :free_after MB
