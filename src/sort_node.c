@@ -92,7 +92,7 @@ typedef struct MergepathSortState
 	Size		held;			/* bytes of blocks */
 	bool		any_nulls;		/* some row has a NULL in some column */
 
-	/* the rows in key order */
+	/* once sorted, rows (or datums and isnull) are in key order */
 	bool		sorted;
 	uint32	   *perm;
 	int64		cur;			/* the row last returned: -1 before the first, nrows after the
@@ -272,6 +272,30 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 		row = row_room(state, len);
 		memcpy(row, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
 		row->t_len = len;
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+	{
+		/* a projection's values: formed straight into the blocks */
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+		int			natts = desc->natts;
+		bool		hasnull = false;
+		Size		hoff = SizeofMinimalTupleHeader,
+					data_len;
+
+		slot_getallattrs(slot);
+		for (int i = 0; i < natts; i++)
+			hasnull |= slot->tts_isnull[i];
+		if (hasnull)
+			hoff += BITMAPLEN(natts);
+		hoff = MAXALIGN(hoff);
+		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+		row = row_room(state, hoff + data_len);
+		memset(row, 0, hoff);
+		row->t_len = hoff + data_len;
+		HeapTupleHeaderSetNatts(row, natts);
+		row->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull, (char *) row + hoff, data_len,
+						&row->t_infomask, hasnull ? row->t_bits : NULL);
 	}
 	else
 	{
@@ -492,6 +516,48 @@ rows_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 	return mp_gpu_sort_rows(&run->keys, run->state->nrows, run->state->perm, poll, timing);
 }
 
+/*
+ * The rows (or values) rearranged by the permutation, so that they are
+ * returned by one sequential read: the random reads happen here, in a loop
+ * that has many of them in flight, rather than one a returned row.
+ */
+static void
+put_in_order(MergepathSortState *state)
+{
+	int64		n = state->nrows;
+	const uint32 *perm = state->perm;
+
+	if (n == 0)
+		;
+	else if (state->datum_rows)
+	{
+		Datum	   *datums = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(Datum));
+		bool	   *isnull = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(bool));
+
+		for (int64 i = 0; i < n; i++)
+		{
+			datums[i] = state->datums[perm[i]];
+			isnull[i] = state->isnull[perm[i]];
+		}
+		pfree(state->datums);
+		pfree(state->isnull);
+		state->datums = datums;
+		state->isnull = isnull;
+	}
+	else
+	{
+		MinimalTuple *rows = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(MinimalTuple));
+
+		for (int64 i = 0; i < n; i++)
+			rows[i] = state->rows[perm[i]];
+		pfree(state->rows);
+		state->rows = rows;
+	}
+	state->peak_bytes = Max(state->peak_bytes, MemoryContextMemAllocated(state->rows_cxt, true));
+	pfree(state->perm);
+	state->perm = NULL;
+}
+
 /* Reads the whole input and puts it in key order. */
 static void
 sort_input(MergepathSortState *state)
@@ -541,9 +607,10 @@ sort_input(MergepathSortState *state)
 		state->peak_bytes = MemoryContextMemAllocated(state->rows_cxt, true);
 
 		(void) mp_run("MergepathSort", state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
-		state->sort_ms = state->run.total_ms;
 		pfree((void *) run.keys.words);
 		pfree(bits);
+		put_in_order(state);
+		state->sort_ms = mp_now_ms() - t1 - state->keys_ms;
 	}
 	state->sorted = true;
 	state->cur = -1;
@@ -573,8 +640,8 @@ sort_exec(CustomScanState *node)
 	{
 		/* the rows are scattered over the blocks: ask for one a few ahead */
 		if (state->cur + 8 < state->nrows && !state->datum_rows)
-			__builtin_prefetch(state->rows[state->perm[state->cur + 8]]);
-		store_row(state, state->perm[state->cur], slot);
+			__builtin_prefetch(state->rows[state->cur + 8]);
+		store_row(state, state->cur, slot);
 	}
 	return slot;
 }

@@ -22,7 +22,8 @@ SET jit = off;
 SET mergepath.sort_min_rows = 0;
 
 -- the sort node's own time in q's plan, and (for MergepathSort) its backend
-CREATE FUNCTION pg_temp.sort_node(q text, OUT own_ms numeric, OUT backend text)
+-- and phases
+CREATE FUNCTION pg_temp.sort_node(q text, OUT own_ms numeric, OUT backend text, OUT phases text)
 LANGUAGE plpgsql AS $$
 DECLARE
   plan jsonb;
@@ -39,13 +40,16 @@ BEGIN
                    coalesce((SELECT sum((c->>'Actual Total Time')::numeric)
                              FROM jsonb_array_elements(node->'Plans') c), 0)), 1);
   backend := coalesce(split_part(node->>'Sort Backend', ' ', 1), 'PostgreSQL');
+  phases := format('%s / %s / %s / %s', round((node->>'Read Time')::numeric, 1),
+                   round((node->>'Keys Time')::numeric, 1), round((node->>'Sort Time')::numeric, 1),
+                   round((node->>'Return Time')::numeric, 1));
 END $$;
 
 CREATE TEMP TABLE bench_params AS
 SELECT string_to_array(:'sizes', ',')::int[] AS sizes, string_to_array(:'cases', ',') AS cases,
        :'gpu' = 'on' AS gpu, :'small' = '1' AS small;
 CREATE TEMP TABLE sort_results (case_name text, rows int, method text, node_ms numeric,
-                                query_ms numeric, backend text);
+                                query_ms numeric, backend text, phases text);
 
 -- the GPU's context is made before anything is timed
 DO $$
@@ -97,11 +101,11 @@ BEGIN
         PERFORM set_config('mergepath.enable_sort', (m IN ('cpu', 'gpu'))::text, false);
         PERFORM set_config('mergepath.device', CASE WHEN m IN ('cpu', 'gpu') THEN m ELSE 'auto' END, false);
         IF p.small THEN
-          INSERT INTO sort_results VALUES (c, n, m, NULL, pg_temp.median_ms(q, reps), NULL);
+          INSERT INTO sort_results VALUES (c, n, m, NULL, pg_temp.median_ms(q, reps), NULL, NULL);
         ELSE
           node := pg_temp.sort_node(q);
           INSERT INTO sort_results
-          VALUES (c, n, m, node.own_ms, pg_temp.median_ms(q, reps, false), node.backend);
+          VALUES (c, n, m, node.own_ms, pg_temp.median_ms(q, reps, false), node.backend, node.phases);
         END IF;
         RAISE NOTICE '% rows, %, %: done', n, c, m;
       END LOOP;
@@ -145,4 +149,8 @@ FROM sort_table ORDER BY case_name, rows;
 SELECT case_name AS "case", rows, s_query AS "Sort", s4_query AS "Sort 4MB", c_query AS "node cpu",
        g_query AS "node gpu", round(s_query / c_query, 2) AS "Sort/cpu", round(s_query / g_query, 2) AS "Sort/gpu"
 FROM sort_table ORDER BY case_name, rows;
+\echo
+\echo MergepathSort phases from EXPLAIN ANALYZE, ms: reading rows (its input included) / keys / sort / returning rows
+SELECT case_name AS "case", rows, method AS backend, phases FROM sort_results
+WHERE method IN ('cpu', 'gpu') ORDER BY case_name, rows, method;
 \endif
