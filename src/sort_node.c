@@ -11,9 +11,10 @@
  * those keys, and returns the rows in that order.  Rows with equal keys
  * come out in their input order.
  *
- * An input of one column (a window's or a DISTINCT's keys, say) is kept as
- * its values, not as tuples, and returned as such, as a Sort sorts Datums
- * then.
+ * An input whose columns are all passed by value (numbers, dates,
+ * timestamps: a window's or a DISTINCT's keys, say) is kept as its values,
+ * not as tuples, and returned as such: nothing to form while reading and
+ * nothing to deform above, as a Sort of one column sorts Datums.
  *
  * It behaves as a Sort: it supports rescans (a rewind, unless parameters of
  * its input changed), mark and restore under a Merge Join, and backward
@@ -80,8 +81,9 @@ typedef struct MergepathSortState
 	MemoryContext rows_cxt;		/* the rows, their permutation; reset on re-sort */
 	Size		limit;			/* bytes the node may hold: work_mem */
 
-	/* the rows, in input order: tuples, or the values of a one-column input */
-	bool		datum_rows;
+	/* the rows, in input order: tuples, or natts values a row */
+	bool		value_rows;
+	int			natts;
 	MinimalTuple *rows;
 	Datum	   *datums;
 	bool	   *isnull;
@@ -164,7 +166,10 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 										 eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
 													EXEC_FLAG_MARK));
 	state->tupdesc = ExecGetResultType(outerPlanState(state));
-	state->datum_rows = state->tupdesc->natts == 1 && TupleDescAttr(state->tupdesc, 0)->attbyval;
+	state->natts = state->tupdesc->natts;
+	state->value_rows = true;
+	for (int i = 0; i < state->natts; i++)
+		state->value_rows &= TupleDescAttr(state->tupdesc, i)->attbyval;
 
 	/* rows leave as minimal tuples, as a Sort's do */
 	node->ss.ps.ps_ResultTupleSlot =
@@ -246,20 +251,25 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 	{
 		/* counted with the rows (mp_sort_row_overhead) */
 		state->room = Max(state->room * 2, 1024);
-		if (state->datum_rows)
+		if (state->value_rows)
 		{
-			state->datums = grow_array(state, state->datums, state->room, sizeof(Datum));
-			state->isnull = grow_array(state, state->isnull, state->room, sizeof(bool));
+			state->datums = grow_array(state, state->datums, state->room * state->natts,
+									   sizeof(Datum));
+			state->isnull = grow_array(state, state->isnull, state->room * state->natts,
+									   sizeof(bool));
 		}
 		else
 			state->rows = grow_array(state, state->rows, state->room, sizeof(MinimalTuple));
 	}
-	if (state->datum_rows)
+	if (state->value_rows)
 	{
-		slot_getsomeattrs(slot, 1);
-		state->datums[state->nrows] = slot->tts_values[0];
-		state->isnull[state->nrows] = slot->tts_isnull[0];
-		state->any_nulls |= slot->tts_isnull[0];
+		Size		at = (Size) state->nrows * state->natts;
+
+		slot_getallattrs(slot);
+		memcpy(state->datums + at, slot->tts_values, state->natts * sizeof(Datum));
+		memcpy(state->isnull + at, slot->tts_isnull, state->natts * sizeof(bool));
+		for (int k = 0; k < state->nkeys; k++)
+			state->keys[k].has_nulls |= slot->tts_isnull[state->keys[k].attno - 1];
 		state->nrows++;
 		return;
 	}
@@ -314,19 +324,23 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 static bool
 over_limit(MergepathSortState *state)
 {
-	return state->held + state->nrows * mp_sort_row_overhead(state->key_bits_max) >
-		state->limit || state->nrows >= (int64) UINT32_MAX;
+	/* values are held twice while put_in_order rearranges them */
+	Size		per_row = mp_sort_row_overhead(state->key_bits_max) +
+		(state->value_rows ? 2 * state->natts * (sizeof(Datum) + sizeof(bool)) : 0);
+
+	return state->held + state->nrows * per_row > state->limit ||
+		state->nrows >= (int64) UINT32_MAX;
 }
 
 /* Row i into the slot, which returns it. */
 static inline TupleTableSlot *
 store_row(MergepathSortState *state, int64 i, TupleTableSlot *slot)
 {
-	if (!state->datum_rows)
+	if (!state->value_rows)
 		return ExecStoreMinimalTuple(state->rows[i], slot, false);
 	ExecClearTuple(slot);
-	slot->tts_values[0] = state->datums[i];
-	slot->tts_isnull[0] = state->isnull[i];
+	memcpy(slot->tts_values, state->datums + i * state->natts, state->natts * sizeof(Datum));
+	memcpy(slot->tts_isnull, state->isnull + i * state->natts, state->natts * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -343,6 +357,8 @@ forget_rows(MergepathSortState *state)
 	state->block = NULL;
 	state->block_free = state->held = 0;
 	state->any_nulls = false;
+	for (int k = 0; k < state->nkeys; k++)
+		state->keys[k].has_nulls = false;
 }
 
 /* The rows so far go to a tuplesort, which takes the rest of the input. */
@@ -408,11 +424,7 @@ lay_out_keys(MergepathSortState *state)
 {
 	int			lo = 0;
 
-	for (int k = 0; k < state->nkeys; k++)
-		state->keys[k].has_nulls = false;
-	if (state->datum_rows)
-		state->keys[0].has_nulls = state->any_nulls;
-	else if (state->any_nulls)
+	if (!state->value_rows && state->any_nulls)
 	{
 		for (int64 i = 0; i < state->nrows; i++)
 		{
@@ -453,7 +465,7 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 		for (int64 i = lo; i < hi; i++)
 		{
 			memset(acc, 0, *nwords * sizeof(uint64));
-			if (!state->datum_rows)
+			if (!state->value_rows)
 				row_as_heap(state->rows[i], &tuple);
 			for (int k = 0; k < state->nkeys; k++)
 			{
@@ -462,10 +474,10 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 				Datum		d;
 				uint64		v;
 
-				if (state->datum_rows)
+				if (state->value_rows)
 				{
-					d = state->datums[i];
-					isnull = state->isnull[i];
+					d = state->datums[i * state->natts + key->attno - 1];
+					isnull = state->isnull[i * state->natts + key->attno - 1];
 				}
 				else
 					d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
@@ -529,15 +541,18 @@ put_in_order(MergepathSortState *state)
 
 	if (n == 0)
 		;
-	else if (state->datum_rows)
+	else if (state->value_rows)
 	{
-		Datum	   *datums = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(Datum));
-		bool	   *isnull = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(bool));
+		int			natts = state->natts;
+		Datum	   *datums = MemoryContextAllocHuge(state->rows_cxt, n * natts * sizeof(Datum));
+		bool	   *isnull = MemoryContextAllocHuge(state->rows_cxt, n * natts * sizeof(bool));
 
 		for (int64 i = 0; i < n; i++)
 		{
-			datums[i] = state->datums[perm[i]];
-			isnull[i] = state->isnull[perm[i]];
+			memcpy(datums + i * natts, state->datums + (Size) perm[i] * natts,
+				   natts * sizeof(Datum));
+			memcpy(isnull + i * natts, state->isnull + (Size) perm[i] * natts,
+				   natts * sizeof(bool));
 		}
 		pfree(state->datums);
 		pfree(state->isnull);
@@ -639,7 +654,7 @@ sort_exec(CustomScanState *node)
 	else
 	{
 		/* the rows are scattered over the blocks: ask for one a few ahead */
-		if (state->cur + 8 < state->nrows && !state->datum_rows)
+		if (state->cur + 8 < state->nrows && !state->value_rows)
 			__builtin_prefetch(state->rows[state->cur + 8]);
 		store_row(state, state->cur, slot);
 	}

@@ -107,7 +107,9 @@ BEGIN
           INSERT INTO sort_results
           VALUES (c, n, m, node.own_ms, pg_temp.median_ms(q, reps, false), node.backend, node.phases);
         END IF;
-        RAISE NOTICE '% rows, %, %: done', n, c, m;
+        RAISE NOTICE '% rows, %, %: %', n, c, m,
+          (SELECT format('node %s ms, query %s ms, %s', node_ms, query_ms, phases) FROM sort_results
+           WHERE case_name = c AND rows = n AND method = m);
       END LOOP;
     END LOOP;
     DROP TABLE IF EXISTS sb_int4, sb_int4x3, sb_nearly, sb_int8, sb_float8;
