@@ -48,6 +48,9 @@
 /* Rows between interrupt checks while folding keys. */
 #define KEY_CHUNK 65536
 
+/* How far ahead of the row it returns the node asks for rows in memory. */
+#define ROWS_AHEAD 8
+
 /* Rows are kept in blocks of this size at most (a larger row gets its own). */
 #define MAX_BLOCK ((Size) 8 << 20)
 
@@ -94,7 +97,7 @@ typedef struct MergepathSortState
 	Size		held;			/* bytes of blocks */
 	bool		any_nulls;		/* some row has a NULL in some column */
 
-	/* once sorted, rows (or datums and isnull) are in key order */
+	/* the rows in key order: rows[perm[0]], rows[perm[1]], ... */
 	bool		sorted;
 	uint32	   *perm;
 	int64		cur;			/* the row last returned: -1 before the first, nrows after the
@@ -324,9 +327,8 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 static bool
 over_limit(MergepathSortState *state)
 {
-	/* values are held twice while put_in_order rearranges them */
 	Size		per_row = mp_sort_row_overhead(state->key_bits_max) +
-		(state->value_rows ? 2 * state->natts * (sizeof(Datum) + sizeof(bool)) : 0);
+		(state->value_rows ? state->natts * (sizeof(Datum) + sizeof(bool)) : 0);
 
 	return state->held + state->nrows * per_row > state->limit ||
 		state->nrows >= (int64) UINT32_MAX;
@@ -528,51 +530,6 @@ rows_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 	return mp_gpu_sort_rows(&run->keys, run->state->nrows, run->state->perm, poll, timing);
 }
 
-/*
- * The rows (or values) rearranged by the permutation, so that they are
- * returned by one sequential read: the random reads happen here, in a loop
- * that has many of them in flight, rather than one a returned row.
- */
-static void
-put_in_order(MergepathSortState *state)
-{
-	int64		n = state->nrows;
-	const uint32 *perm = state->perm;
-
-	if (n == 0)
-		;
-	else if (state->value_rows)
-	{
-		int			natts = state->natts;
-		Datum	   *datums = MemoryContextAllocHuge(state->rows_cxt, n * natts * sizeof(Datum));
-		bool	   *isnull = MemoryContextAllocHuge(state->rows_cxt, n * natts * sizeof(bool));
-
-		for (int64 i = 0; i < n; i++)
-		{
-			memcpy(datums + i * natts, state->datums + (Size) perm[i] * natts,
-				   natts * sizeof(Datum));
-			memcpy(isnull + i * natts, state->isnull + (Size) perm[i] * natts,
-				   natts * sizeof(bool));
-		}
-		pfree(state->datums);
-		pfree(state->isnull);
-		state->datums = datums;
-		state->isnull = isnull;
-	}
-	else
-	{
-		MinimalTuple *rows = MemoryContextAllocHuge(state->rows_cxt, n * sizeof(MinimalTuple));
-
-		for (int64 i = 0; i < n; i++)
-			rows[i] = state->rows[perm[i]];
-		pfree(state->rows);
-		state->rows = rows;
-	}
-	state->peak_bytes = Max(state->peak_bytes, MemoryContextMemAllocated(state->rows_cxt, true));
-	pfree(state->perm);
-	state->perm = NULL;
-}
-
 /* Reads the whole input and puts it in key order. */
 static void
 sort_input(MergepathSortState *state)
@@ -624,8 +581,7 @@ sort_input(MergepathSortState *state)
 		(void) mp_run("MergepathSort", state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
 		pfree((void *) run.keys.words);
 		pfree(bits);
-		put_in_order(state);
-		state->sort_ms = mp_now_ms() - t1 - state->keys_ms;
+		state->sort_ms = state->run.total_ms;
 	}
 	state->sorted = true;
 	state->cur = -1;
@@ -653,10 +609,24 @@ sort_exec(CustomScanState *node)
 		ExecClearTuple(slot);
 	else
 	{
-		/* the rows are scattered over the blocks: ask for one a few ahead */
-		if (state->cur + 8 < state->nrows && !state->value_rows)
-			__builtin_prefetch(state->rows[state->cur + 8]);
-		store_row(state, state->cur, slot);
+		/*
+		 * The rows come from all over the node's memory: ask for them ahead,
+		 * a tuple's pointer twice as far ahead as the tuple.
+		 */
+		const uint32 *perm = state->perm;
+		int64		cur = state->cur;
+
+		if (cur + 2 * ROWS_AHEAD < state->nrows)
+		{
+			if (state->value_rows)
+				__builtin_prefetch(state->datums + (Size) perm[cur + ROWS_AHEAD] * state->natts);
+			else
+			{
+				__builtin_prefetch(&state->rows[perm[cur + 2 * ROWS_AHEAD]]);
+				__builtin_prefetch(state->rows[perm[cur + ROWS_AHEAD]]);
+			}
+		}
+		store_row(state, perm[cur], slot);
 	}
 	return slot;
 }

@@ -40,7 +40,10 @@ BEGIN
                    coalesce((SELECT sum((c->>'Actual Total Time')::numeric)
                              FROM jsonb_array_elements(node->'Plans') c), 0)), 1);
   backend := coalesce(split_part(node->>'Sort Backend', ' ', 1), 'PostgreSQL');
-  phases := format('%s / %s / %s / %s', round((node->>'Read Time')::numeric, 1),
+  phases := format('%s: %s / %s / %s / %s',
+                   round((SELECT sum((c->>'Actual Total Time')::numeric)
+                          FROM jsonb_array_elements(node->'Plans') c), 1),
+                   round((node->>'Read Time')::numeric, 1),
                    round((node->>'Keys Time')::numeric, 1), round((node->>'Sort Time')::numeric, 1),
                    round((node->>'Return Time')::numeric, 1));
 END $$;
@@ -152,7 +155,7 @@ SELECT case_name AS "case", rows, s_query AS "Sort", s4_query AS "Sort 4MB", c_q
        g_query AS "node gpu", round(s_query / c_query, 2) AS "Sort/cpu", round(s_query / g_query, 2) AS "Sort/gpu"
 FROM sort_table ORDER BY case_name, rows;
 \echo
-\echo MergepathSort phases from EXPLAIN ANALYZE, ms: reading rows (its input included) / keys / sort / returning rows
+\echo MergepathSort phases from EXPLAIN ANALYZE, ms: its input: reading rows (the input included) / keys / sort / returning rows
 SELECT case_name AS "case", rows, method AS backend, phases FROM sort_results
 WHERE method IN ('cpu', 'gpu') ORDER BY case_name, rows, method;
 \endif
