@@ -1,8 +1,8 @@
 /*
  * mp_nodes.h
  *		Shared by the executor node files of src/: the MergepathSort node,
- *		where the planner hook puts it (sort_plan.c) and how it runs
- *		(sort_node.c).
+ *		where the planner hook puts it (sort_plan.c), how it runs
+ *		(sort_node.c), and the memory of its large arrays (node_memory.c).
  */
 #ifndef MP_NODES_H
 #define MP_NODES_H
@@ -55,6 +55,34 @@ mp_sort_bytes(double rows, int width, int key_bits)
 	return rows * (MAXALIGN(width) + MAXALIGN(SizeofMinimalTupleHeader) +
 				   mp_sort_row_overhead(key_bits));
 }
+
+/*
+ * node_memory.c: a node's large arrays, on huge pages where the kernel
+ * offers them, all released when the memory context is reset or deleted.
+ */
+#define MP_BIG_MIN ((Size) 4 << 20)
+
+typedef struct mp_big_chunk
+{
+	void	   *addr;
+	Size		len;			/* 0 once freed */
+} mp_big_chunk;
+
+typedef struct mp_big_set
+{
+	MemoryContext cxt;			/* smaller arrays come from it */
+	mp_big_chunk *chunks;
+	int			nchunks;
+	int			room;
+	Size		mapped;			/* bytes mapped now */
+	bool		armed;			/* the reset callback is registered */
+	MemoryContextCallback callback;
+} mp_big_set;
+
+extern void mp_big_init(mp_big_set *set, MemoryContext cxt);
+extern void *mp_big_alloc(mp_big_set *set, Size bytes);
+extern void *mp_big_realloc(mp_big_set *set, void *p, Size old_bytes, Size bytes);
+extern void mp_big_free(mp_big_set *set, void *p);
 
 extern const CustomScanMethods mp_sort_scan_methods;
 

@@ -48,11 +48,11 @@
 /* Rows between interrupt checks while folding keys. */
 #define KEY_CHUNK 65536
 
-/* How far ahead of the row it returns the node asks for rows in memory. */
-#define ROWS_AHEAD 8
+/* How far ahead of the row it moves put_in_order asks for rows in memory. */
+#define GATHER_AHEAD 16
 
 /* Rows are kept in blocks of this size at most (a larger row gets its own). */
-#define MAX_BLOCK ((Size) 8 << 20)
+#define MAX_BLOCK ((Size) 32 << 20)
 
 /* One sort key: its column and type, and its place in the composite key. */
 typedef struct sort_key
@@ -82,6 +82,7 @@ typedef struct MergepathSortState
 	bool		random_access;	/* asked for rescans, backward fetches or marks */
 	TupleDesc	tupdesc;
 	MemoryContext rows_cxt;		/* the rows, their permutation; reset on re-sort */
+	mp_big_set	big;			/* the large arrays among them */
 	Size		limit;			/* bytes the node may hold: work_mem */
 
 	/* the rows, in input order: tuples, or natts values a row */
@@ -97,7 +98,7 @@ typedef struct MergepathSortState
 	Size		held;			/* bytes of blocks */
 	bool		any_nulls;		/* some row has a NULL in some column */
 
-	/* the rows in key order: rows[perm[0]], rows[perm[1]], ... */
+	/* once sorted, rows (or datums and isnull) are in key order */
 	bool		sorted;
 	uint32	   *perm;
 	int64		cur;			/* the row last returned: -1 before the first, nrows after the
@@ -213,6 +214,7 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->limit = (Size) work_mem * 1024;
 	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathSort rows",
 											ALLOCSET_DEFAULT_SIZES);
+	mp_big_init(&state->big, state->rows_cxt);
 }
 
 /* Room for a row of len bytes in the blocks. */
@@ -227,7 +229,7 @@ row_room(MergepathSortState *state, Size len)
 		Size		size = Min(Max(state->held / 4, (Size) 64 << 10), MAX_BLOCK);
 
 		size = Max(size, len);
-		state->block = MemoryContextAllocHuge(state->rows_cxt, size);
+		state->block = mp_big_alloc(&state->big, size);
 		state->block_free = size;
 		state->held += size;
 	}
@@ -237,11 +239,19 @@ row_room(MergepathSortState *state, Size len)
 	return (MinimalTuple) at;
 }
 
-static void *
-grow_array(MergepathSortState *state, void *array, Size room, Size elsize)
+/* Bytes a row costs besides its tuple (a row of values: with them). */
+static Size
+row_bytes(MergepathSortState *state)
 {
-	return array == NULL ? MemoryContextAllocHuge(state->rows_cxt, room * elsize)
-		: repalloc_huge(array, room * elsize);
+	/* values are held twice while put_in_order rearranges them */
+	return mp_sort_row_overhead(state->key_bits_max) +
+		(state->value_rows ? 2 * state->natts * (sizeof(Datum) + sizeof(bool)) : 0);
+}
+
+static void *
+grow_array(MergepathSortState *state, void *array, Size old_room, Size room, Size elsize)
+{
+	return mp_big_realloc(&state->big, array, old_room * elsize, room * elsize);
 }
 
 /* Keeps the slot's row, copied once into the blocks (or its one value). */
@@ -252,17 +262,26 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 
 	if (state->nrows == state->room)
 	{
-		/* counted with the rows (mp_sort_row_overhead) */
-		state->room = Max(state->room * 2, 1024);
+		/*
+		 * Counted with the rows (mp_sort_row_overhead).  The first room is
+		 * the planner's estimate: large arrays are mapped, so room that
+		 * stays unused costs no memory.
+		 */
+		Size		old = state->room;
+		double		estimate = Min(state->css.ss.ps.plan->plan_rows * 1.2,
+								   (double) state->limit / row_bytes(state));
+
+		state->room = old == 0 ? Max((Size) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
 		if (state->value_rows)
 		{
-			state->datums = grow_array(state, state->datums, state->room * state->natts,
-									   sizeof(Datum));
-			state->isnull = grow_array(state, state->isnull, state->room * state->natts,
-									   sizeof(bool));
+			state->datums = grow_array(state, state->datums, old * state->natts,
+									   state->room * state->natts, sizeof(Datum));
+			state->isnull = grow_array(state, state->isnull, old * state->natts,
+									   state->room * state->natts, sizeof(bool));
 		}
 		else
-			state->rows = grow_array(state, state->rows, state->room, sizeof(MinimalTuple));
+			state->rows = grow_array(state, state->rows, old, state->room,
+									 sizeof(MinimalTuple));
 	}
 	if (state->value_rows)
 	{
@@ -327,10 +346,7 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 static bool
 over_limit(MergepathSortState *state)
 {
-	Size		per_row = mp_sort_row_overhead(state->key_bits_max) +
-		(state->value_rows ? state->natts * (sizeof(Datum) + sizeof(bool)) : 0);
-
-	return state->held + state->nrows * per_row > state->limit ||
+	return state->held + state->nrows * row_bytes(state) > state->limit ||
 		state->nrows >= (int64) UINT32_MAX;
 }
 
@@ -457,7 +473,7 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 
 	*word_bytes = total_bits <= 32 ? 4 : 8;
 	*nwords = total_bits <= 32 ? 1 : (total_bits + 63) / 64;
-	words = MemoryContextAllocHuge(state->rows_cxt, (Size) n * *nwords * *word_bytes);
+	words = mp_big_alloc(&state->big, (Size) n * *nwords * *word_bytes);
 	acc = palloc((*nwords + 1) * sizeof(uint64));
 	for (int64 lo = 0; lo < n; lo += KEY_CHUNK)
 	{
@@ -501,6 +517,15 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 	return words;
 }
 
+/* Memory held now, if more than before: for EXPLAIN ANALYZE. */
+static void
+note_peak(MergepathSortState *state)
+{
+	Size		held = MemoryContextMemAllocated(state->rows_cxt, true) + state->big.mapped;
+
+	state->peak_bytes = Max(state->peak_bytes, held);
+}
+
 /* The sort as mp_run's work. */
 typedef struct rows_run
 {
@@ -513,12 +538,11 @@ rows_on_cpu(void *ctx, mp_poll_fn poll)
 {
 	rows_run   *run = ctx;
 	MergepathSortState *state = run->state;
-	void	   *scratch = MemoryContextAllocHuge(state->rows_cxt,
-												 mp_cpu_sort_rows_scratch(state->nrows));
+	void	   *scratch = mp_big_alloc(&state->big, mp_cpu_sort_rows_scratch(state->nrows));
 	mp_status	st = mp_cpu_sort_rows(&run->keys, state->nrows, state->perm, scratch, poll);
 
-	state->peak_bytes = Max(state->peak_bytes, MemoryContextMemAllocated(state->rows_cxt, true));
-	pfree(scratch);
+	note_peak(state);
+	mp_big_free(&state->big, scratch);
 	return st;
 }
 
@@ -528,6 +552,60 @@ rows_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 	rows_run   *run = ctx;
 
 	return mp_gpu_sort_rows(&run->keys, run->state->nrows, run->state->perm, poll, timing);
+}
+
+/*
+ * The rows (or values) rearranged by the permutation, so that they are
+ * returned by one sequential read: the random reads happen here, in a loop
+ * that has many of them in flight, rather than one a returned row.
+ */
+static void
+put_in_order(MergepathSortState *state)
+{
+	int64		n = state->nrows;
+	const uint32 *perm = state->perm;
+
+	if (n == 0)
+		;
+	else if (state->value_rows)
+	{
+		int			natts = state->natts;
+		Datum	   *datums = mp_big_alloc(&state->big, n * natts * sizeof(Datum));
+		bool	   *isnull = mp_big_alloc(&state->big, n * natts * sizeof(bool));
+
+		for (int64 i = 0; i < n; i++)
+		{
+			if (i + GATHER_AHEAD < n)
+			{
+				__builtin_prefetch(state->datums + (Size) perm[i + GATHER_AHEAD] * natts);
+				__builtin_prefetch(state->isnull + (Size) perm[i + GATHER_AHEAD] * natts);
+			}
+			memcpy(datums + i * natts, state->datums + (Size) perm[i] * natts,
+				   natts * sizeof(Datum));
+			memcpy(isnull + i * natts, state->isnull + (Size) perm[i] * natts,
+				   natts * sizeof(bool));
+		}
+		mp_big_free(&state->big, state->datums);
+		mp_big_free(&state->big, state->isnull);
+		state->datums = datums;
+		state->isnull = isnull;
+	}
+	else
+	{
+		MinimalTuple *rows = mp_big_alloc(&state->big, n * sizeof(MinimalTuple));
+
+		for (int64 i = 0; i < n; i++)
+		{
+			if (i + GATHER_AHEAD < n)
+				__builtin_prefetch(&state->rows[perm[i + GATHER_AHEAD]]);
+			rows[i] = state->rows[perm[i]];
+		}
+		mp_big_free(&state->big, state->rows);
+		state->rows = rows;
+	}
+	note_peak(state);
+	mp_big_free(&state->big, state->perm);
+	state->perm = NULL;
 }
 
 /* Reads the whole input and puts it in key order. */
@@ -573,15 +651,16 @@ sort_input(MergepathSortState *state)
 		for (int w = 0; w < run.keys.nwords; w++)
 			bits[w] = Min(total - 64 * w, run.keys.word_bytes * 8);
 		run.keys.bits = bits;
-		state->perm = MemoryContextAllocHuge(state->rows_cxt,
-											 Max(state->nrows, 1) * sizeof(uint32));
+		state->perm = mp_big_alloc(&state->big, Max(state->nrows, 1) * sizeof(uint32));
 		state->keys_ms = mp_now_ms() - t1;
-		state->peak_bytes = MemoryContextMemAllocated(state->rows_cxt, true);
+		state->peak_bytes = 0;
+		note_peak(state);
 
 		(void) mp_run("MergepathSort", state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
-		pfree((void *) run.keys.words);
+		mp_big_free(&state->big, (void *) run.keys.words);
 		pfree(bits);
-		state->sort_ms = state->run.total_ms;
+		put_in_order(state);
+		state->sort_ms = mp_now_ms() - t1 - state->keys_ms;
 	}
 	state->sorted = true;
 	state->cur = -1;
@@ -609,24 +688,10 @@ sort_exec(CustomScanState *node)
 		ExecClearTuple(slot);
 	else
 	{
-		/*
-		 * The rows come from all over the node's memory: ask for them ahead,
-		 * a tuple's pointer twice as far ahead as the tuple.
-		 */
-		const uint32 *perm = state->perm;
-		int64		cur = state->cur;
-
-		if (cur + 2 * ROWS_AHEAD < state->nrows)
-		{
-			if (state->value_rows)
-				__builtin_prefetch(state->datums + (Size) perm[cur + ROWS_AHEAD] * state->natts);
-			else
-			{
-				__builtin_prefetch(&state->rows[perm[cur + 2 * ROWS_AHEAD]]);
-				__builtin_prefetch(state->rows[perm[cur + ROWS_AHEAD]]);
-			}
-		}
-		store_row(state, perm[cur], slot);
+		/* the rows are scattered over the blocks: ask for one a few ahead */
+		if (state->cur + 8 < state->nrows && !state->value_rows)
+			__builtin_prefetch(state->rows[state->cur + 8]);
+		store_row(state, state->cur, slot);
 	}
 	return slot;
 }

@@ -3,7 +3,8 @@
 # server that PG* variables reach, e.g. `pg_virtualenv test/bench/sort_node.sh`.
 # SIZES: table rows, comma-separated (default 1M and 10M); CASES: which
 # queries (default all; see sort_node.sql); SMALL=1 instead times the whole
-# query at small sizes, where mergepath.sort_min_rows is chosen.
+# query at small sizes, where mergepath.sort_min_rows is chosen; METHODS:
+# some of Sort, Sort 4MB, cpu, gpu (comma-separated; default all).
 set -euo pipefail
 gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
 	-c "SELECT CASE WHEN mergepath_info()->'gpu'->>'available' = 'true' THEN 'on' ELSE 'off' END" | tail -1)
@@ -15,4 +16,5 @@ else
 	cases=${CASES:-int4,int4x3,int4x3nearly,int8x3,float8x3,group,window}
 fi
 psql -X -q -v sizes="$sizes" -v cases="$cases" -v gpu="$gpu" -v small="${SMALL:-0}" \
+	-v methods="${METHODS:-}" \
 	-f "$(dirname "$0")/sort_node.sql"

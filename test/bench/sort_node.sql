@@ -15,7 +15,8 @@
 -- its total less its input's) and the whole query's, timed without EXPLAIN
 -- after the EXPLAIN ANALYZE run (median of 3 below 10M rows, else one run).
 -- With small = 1: whole queries only (median of 7), at the sizes where
--- mergepath.sort_min_rows is chosen.  Run through test/bench/sort_node.sh.
+-- mergepath.sort_min_rows is chosen.  methods, when set, names the methods
+-- (Sort, Sort 4MB, cpu, gpu).  Run through test/bench/sort_node.sh.
 \ir sql_bench_common.sql
 LOAD 'mergepath';
 SET jit = off;
@@ -50,7 +51,8 @@ END $$;
 
 CREATE TEMP TABLE bench_params AS
 SELECT string_to_array(:'sizes', ',')::int[] AS sizes, string_to_array(:'cases', ',') AS cases,
-       :'gpu' = 'on' AS gpu, :'small' = '1' AS small;
+       :'gpu' = 'on' AS gpu, :'small' = '1' AS small,
+       string_to_array(nullif(:'methods', ''), ',') AS methods;
 CREATE TEMP TABLE sort_results (case_name text, rows int, method text, node_ms numeric,
                                 query_ms numeric, backend text, phases text);
 
@@ -76,7 +78,8 @@ DECLARE
   methods text[];
 BEGIN
   SELECT * INTO p FROM bench_params;
-  methods := CASE WHEN p.small THEN '{Sort,cpu,gpu}'::text[] ELSE '{Sort,Sort 4MB,cpu,gpu}'::text[] END;
+  methods := CASE WHEN p.methods IS NOT NULL THEN p.methods
+                  WHEN p.small THEN '{Sort,cpu,gpu}'::text[] ELSE '{Sort,Sort 4MB,cpu,gpu}'::text[] END;
   FOREACH n IN ARRAY p.sizes LOOP
     FOREACH c IN ARRAY p.cases LOOP
       tbl := CASE c WHEN 'int4' THEN 'sb_int4' WHEN 'int4x3nearly' THEN 'sb_nearly'
