@@ -67,7 +67,7 @@ _PG_init(void)
 	DefineCustomIntVariable("mergepath.sort_min_rows",
 							"Estimated input rows from which MergepathSort takes a Sort's place.",
 							"0 puts it wherever the sort keys qualify.",
-							&mp_sort_min_rows, 10000, 0, INT_MAX,
+							&mp_sort_min_rows, 1000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mergepath");
 	mp_sort_node_init();
