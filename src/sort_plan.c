@@ -148,36 +148,6 @@ sort_qualifies(Sort *sort, bool bounded)
 		(double) work_mem * 1024.0;
 }
 
-static List *
-int_array_list(const AttrNumber *x, int n)
-{
-	List	   *l = NIL;
-
-	for (int i = 0; i < n; i++)
-		l = lappend_int(l, x[i]);
-	return l;
-}
-
-static List *
-oid_array_list(const Oid *x, int n)
-{
-	List	   *l = NIL;
-
-	for (int i = 0; i < n; i++)
-		l = lappend_oid(l, x[i]);
-	return l;
-}
-
-static List *
-bool_array_list(const bool *x, int n)
-{
-	List	   *l = NIL;
-
-	for (int i = 0; i < n; i++)
-		l = lappend_int(l, x[i]);
-	return l;
-}
-
 /*
  * The node in the Sort's place: the same input (its lefttree), output,
  * estimates and parameters.  Its scan tuple is the Sort's input row
@@ -187,7 +157,11 @@ static Plan *
 make_sort_node(Sort *sort)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *tlist = NIL;
+	List	   *tlist = NIL,
+			   *cols = NIL,
+			   *ops = NIL,
+			   *colls = NIL,
+			   *nulls = NIL;
 	ListCell   *lc;
 	double		rows = sort->plan.plan_rows;
 	Cost		input = sort->plan.lefttree->total_cost;
@@ -208,10 +182,14 @@ make_sort_node(Sort *sort)
 	cscan->scan.plan.targetlist = tlist;
 	cscan->custom_scan_tlist = sort->plan.targetlist;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
-	cscan->custom_private = list_make4(int_array_list(sort->sortColIdx, sort->numCols),
-									   oid_array_list(sort->sortOperators, sort->numCols),
-									   oid_array_list(sort->collations, sort->numCols),
-									   bool_array_list(sort->nullsFirst, sort->numCols));
+	for (int i = 0; i < sort->numCols; i++)
+	{
+		cols = lappend_int(cols, sort->sortColIdx[i]);
+		ops = lappend_oid(ops, sort->sortOperators[i]);
+		colls = lappend_oid(colls, sort->collations[i]);
+		nulls = lappend_int(nulls, sort->nullsFirst[i]);
+	}
+	cscan->custom_private = list_make4(cols, ops, colls, nulls);
 	cscan->methods = &mp_sort_scan_methods;
 	cscan->scan.plan.startup_cost = input + MP_SORT_ROW_COST * cpu_operator_cost * rows;
 	cscan->scan.plan.total_cost = cscan->scan.plan.startup_cost + cpu_operator_cost * rows;
