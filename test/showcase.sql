@@ -50,5 +50,19 @@ SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(
 SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_gpu;
 RESET mergepath.device;
 \endif
+\echo '== MergepathSort: ORDER BY itself, no function call; the node in the place of Sort'
+LOAD 'mergepath';
+SET work_mem = '256MB';
+SET max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE sales AS
+SELECT (random() * 1e6)::int4 AS customer, random() * 100 AS amount FROM generate_series(1, 1000000);
+ANALYZE sales;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
+\echo '== the same query with PostgreSQL''s own Sort (mergepath.enable_sort = off)'
+SET mergepath.enable_sort = off;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
+RESET mergepath.enable_sort;
 \echo
 \echo '== timings (sizes in SIZES): gpu_merge on each backend beside PostgreSQL'
