@@ -8,8 +8,10 @@
  * (mp_order.h: DESC inverts a key's bits, a NULL bit above a nullable key
  * puts NULLs first or last, floats order NaNs last and -0 with +0), has the
  * backend the settings choose compute the stable permutation of the rows by
- * those keys, and returns the rows in that order.  Rows with equal keys
- * come out in their input order.
+ * those keys, puts the rows in that order in one pass (the random reads
+ * overlap there, as they would not while returning rows one at a time;
+ * large arrays are on huge pages, node_memory.c), and returns them.  Rows
+ * with equal keys come out in their input order.
  *
  * An input whose columns are all passed by value (numbers, dates,
  * timestamps: a window's or a DISTINCT's keys, say) is kept as its values,
@@ -36,7 +38,6 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
