@@ -144,6 +144,11 @@ SELECT check_sort('SELECT i2, count(*) AS n, sum(i8) AS s FROM st GROUP BY i2 OR
 SELECT check_sort('SELECT DISTINCT f8 FROM st ORDER BY f8', 'f8');
 SELECT check_sort('SELECT i2, id, row_number() OVER (PARTITION BY i2 ORDER BY f8, id) AS rn,
                           sum(i4) OVER (ORDER BY d, id) AS running FROM st ORDER BY i2, id', 'i2, id');
+SELECT check_sort('SELECT i4, id FROM (SELECT i4, id FROM st WHERE id % 2 = 0
+                   UNION ALL SELECT i4, id FROM st WHERE id % 2 = 1) u ORDER BY i4', 'i4');
+-- sorts under an Append
+SELECT check_same('(SELECT i4 FROM st ORDER BY i4 OFFSET 0) UNION ALL (SELECT i2 FROM st ORDER BY i2 OFFSET 0)');
+EXPLAIN (COSTS OFF) (SELECT i4 FROM st ORDER BY i4 OFFSET 0) UNION ALL (SELECT i2 FROM st ORDER BY i2 OFFSET 0);
 SELECT check_same('SELECT i2, count(*) FROM st GROUP BY i2');
 SELECT check_same('SELECT DISTINCT b, o FROM st');
 

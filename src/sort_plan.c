@@ -198,14 +198,13 @@ make_sort_node(Sort *sort)
 
 static Plan *replace_sorts(Plan *plan, bool bounded);
 
-static List *
+static void
 replace_in_list(List *plans, bool bounded)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
 		lfirst(lc) = replace_sorts(lfirst(lc), bounded);
-	return plans;
 }
 
 /*
@@ -240,24 +239,13 @@ replace_sorts(Plan *plan, bool bounded)
 			child_bounded = bounded && plan->qual == NIL;
 			break;
 		case T_MergeAppend:
-			((MergeAppend *) plan)->mergeplans =
-				replace_in_list(((MergeAppend *) plan)->mergeplans, bounded);
+			replace_in_list(((MergeAppend *) plan)->mergeplans, bounded);
 			break;
 		case T_Append:
-			((Append *) plan)->appendplans =
-				replace_in_list(((Append *) plan)->appendplans, false);
-			break;
-		case T_BitmapAnd:
-			((BitmapAnd *) plan)->bitmapplans =
-				replace_in_list(((BitmapAnd *) plan)->bitmapplans, false);
-			break;
-		case T_BitmapOr:
-			((BitmapOr *) plan)->bitmapplans =
-				replace_in_list(((BitmapOr *) plan)->bitmapplans, false);
+			replace_in_list(((Append *) plan)->appendplans, false);
 			break;
 		case T_CustomScan:
-			((CustomScan *) plan)->custom_plans =
-				replace_in_list(((CustomScan *) plan)->custom_plans, false);
+			replace_in_list(((CustomScan *) plan)->custom_plans, false);
 			break;
 		default:
 			break;
@@ -286,7 +274,7 @@ mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (mp_enable_sort)
 	{
 		stmt->planTree = replace_sorts(stmt->planTree, false);
-		stmt->subplans = replace_in_list(stmt->subplans, false);
+		replace_in_list(stmt->subplans, false);
 	}
 	return stmt;
 }
