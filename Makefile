@@ -24,7 +24,7 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
 	src/join.o src/sort.o src/aggregates.o src/sort_plan.o src/sort_node.o \
-	src/node_memory.o
+	src/join_plan.o src/join_node.o src/node_memory.o
 CPU_OBJS = src/cpu_backend.o src/cpu_rows.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \

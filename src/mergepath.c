@@ -69,8 +69,15 @@ _PG_init(void)
 							"0 puts it wherever the sort keys qualify.",
 							&mp_sort_min_rows, 1000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mergepath.enable_join",
+							 "Offers MergepathJoin to the planner for equi-joins.",
+							 "Needs the library loaded when queries are planned "
+							 "(shared_preload_libraries or session_preload_libraries).",
+							 &mp_enable_join, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mergepath");
 	mp_sort_node_init();
+	mp_join_node_init();
 }
 
 /*

@@ -11,11 +11,16 @@
  * them; elsewhere they are ordinary pages).  Smaller ones come from the
  * memory context as usual.  Every mapping is released when the context is
  * reset or deleted, so an error or a cancel leaks none.
+ *
+ * The nodes keep their input rows as minimal tuples copied into large
+ * blocks of such memory (mp_keep_tuple): no allocation a row.
  */
 #include "postgres.h"
 
 #include <sys/mman.h>
 
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
 #include "utils/memutils.h"
 
 #include "mp_nodes.h"
@@ -139,4 +144,79 @@ mp_big_realloc(mp_big_set *set, void *p, Size old_bytes, Size bytes)
 	memcpy(grown, p, Min(old_bytes, bytes));
 	mp_big_free(set, p);
 	return grown;
+}
+
+/* Room for len bytes in the blocks. */
+static MinimalTuple
+tuple_room(mp_big_set *set, mp_tuple_blocks *blocks, Size len)
+{
+	char	   *at;
+
+	len = MAXALIGN(len);
+	if (len > blocks->free)
+	{
+		Size		size = Min(Max(blocks->held / 4, (Size) 64 << 10), MP_MAX_BLOCK);
+
+		size = Max(size, len);
+		blocks->block = mp_big_alloc(set, size);
+		blocks->free = size;
+		blocks->held += size;
+	}
+	at = blocks->block;
+	blocks->block += len;
+	blocks->free -= len;
+	return (MinimalTuple) at;
+}
+
+/* The slot's row, copied once into the blocks as a minimal tuple. */
+MinimalTuple
+mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
+{
+	MinimalTuple row;
+
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		/* a heap tuple is a minimal tuple behind a longer header */
+		HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
+		Size		len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+
+		row = tuple_room(set, blocks, len);
+		memcpy(row, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
+		row->t_len = len;
+	}
+	else if (TTS_IS_VIRTUAL(slot))
+	{
+		/* a projection's values: formed straight into the blocks */
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+		int			natts = desc->natts;
+		bool		hasnull = false;
+		Size		hoff = SizeofMinimalTupleHeader,
+					data_len;
+
+		slot_getallattrs(slot);
+		for (int i = 0; i < natts; i++)
+			hasnull |= slot->tts_isnull[i];
+		if (hasnull)
+			hoff += BITMAPLEN(natts);
+		hoff = MAXALIGN(hoff);
+		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+		row = tuple_room(set, blocks, hoff + data_len);
+		memset(row, 0, hoff);
+		row->t_len = hoff + data_len;
+		HeapTupleHeaderSetNatts(row, natts);
+		row->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull, (char *) row + hoff, data_len,
+						&row->t_infomask, hasnull ? row->t_bits : NULL);
+	}
+	else
+	{
+		bool		should_free;
+		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+
+		row = tuple_room(set, blocks, tuple->t_len);
+		memcpy(row, tuple, tuple->t_len);
+		if (should_free)
+			pfree(tuple);
+	}
+	return row;
 }

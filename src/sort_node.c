@@ -52,9 +52,6 @@
 /* How far ahead of the row it moves put_in_order asks for rows in memory. */
 #define GATHER_AHEAD 16
 
-/* Rows are kept in blocks of this size at most (a larger row gets its own). */
-#define MAX_BLOCK ((Size) 32 << 20)
-
 /* One sort key: its column and type, and its place in the composite key. */
 typedef struct sort_key
 {
@@ -94,9 +91,7 @@ typedef struct MergepathSortState
 	bool	   *isnull;
 	int64		nrows;
 	int64		room;
-	char	   *block;
-	Size		block_free;
-	Size		held;			/* bytes of blocks */
+	mp_tuple_blocks blocks;		/* the tuples */
 	bool		any_nulls;		/* some row has a NULL in some column */
 
 	/* once sorted, rows (or datums and isnull) are in key order */
@@ -218,28 +213,6 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 	mp_big_init(&state->big, state->rows_cxt);
 }
 
-/* Room for a row of len bytes in the blocks. */
-static MinimalTuple
-row_room(MergepathSortState *state, Size len)
-{
-	char	   *at;
-
-	len = MAXALIGN(len);
-	if (len > state->block_free)
-	{
-		Size		size = Min(Max(state->held / 4, (Size) 64 << 10), MAX_BLOCK);
-
-		size = Max(size, len);
-		state->block = mp_big_alloc(&state->big, size);
-		state->block_free = size;
-		state->held += size;
-	}
-	at = state->block;
-	state->block += len;
-	state->block_free -= len;
-	return (MinimalTuple) at;
-}
-
 /* Bytes a row costs besides its tuple (a row of values: with them). */
 static Size
 row_bytes(MergepathSortState *state)
@@ -296,50 +269,7 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 		state->nrows++;
 		return;
 	}
-	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
-	{
-		/* a heap tuple is a minimal tuple behind a longer header */
-		HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
-		Size		len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
-
-		row = row_room(state, len);
-		memcpy(row, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
-		row->t_len = len;
-	}
-	else if (TTS_IS_VIRTUAL(slot))
-	{
-		/* a projection's values: formed straight into the blocks */
-		TupleDesc	desc = slot->tts_tupleDescriptor;
-		int			natts = desc->natts;
-		bool		hasnull = false;
-		Size		hoff = SizeofMinimalTupleHeader,
-					data_len;
-
-		slot_getallattrs(slot);
-		for (int i = 0; i < natts; i++)
-			hasnull |= slot->tts_isnull[i];
-		if (hasnull)
-			hoff += BITMAPLEN(natts);
-		hoff = MAXALIGN(hoff);
-		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
-		row = row_room(state, hoff + data_len);
-		memset(row, 0, hoff);
-		row->t_len = hoff + data_len;
-		HeapTupleHeaderSetNatts(row, natts);
-		row->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
-		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull, (char *) row + hoff, data_len,
-						&row->t_infomask, hasnull ? row->t_bits : NULL);
-	}
-	else
-	{
-		bool		should_free;
-		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
-
-		row = row_room(state, tuple->t_len);
-		memcpy(row, tuple, tuple->t_len);
-		if (should_free)
-			pfree(tuple);
-	}
+	row = mp_keep_tuple(&state->big, &state->blocks, slot);
 	state->any_nulls |= (row->t_infomask & HEAP_HASNULL) != 0;
 	state->rows[state->nrows++] = row;
 }
@@ -347,7 +277,7 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 static bool
 over_limit(MergepathSortState *state)
 {
-	return state->held + state->nrows * row_bytes(state) > state->limit ||
+	return state->blocks.held + state->nrows * row_bytes(state) > state->limit ||
 		state->nrows >= (int64) UINT32_MAX;
 }
 
@@ -373,8 +303,7 @@ forget_rows(MergepathSortState *state)
 	state->isnull = NULL;
 	state->perm = NULL;
 	state->nrows = state->room = 0;
-	state->block = NULL;
-	state->block_free = state->held = 0;
+	memset(&state->blocks, 0, sizeof(state->blocks));
 	state->any_nulls = false;
 	for (int k = 0; k < state->nkeys; k++)
 		state->keys[k].has_nulls = false;
@@ -399,39 +328,6 @@ hand_on(MergepathSortState *state)
 	ExecClearTuple(slot);
 	forget_rows(state);
 	state->handed_on = true;
-}
-
-static uint64
-fold_key(mp_key_kind kind, Datum d)
-{
-	switch (kind)
-	{
-		case MP_KEY_BOOL:
-			return DatumGetBool(d);
-		case MP_KEY_INT2:
-			return mp_key_int2(DatumGetInt16(d));
-		case MP_KEY_INT4:
-			return mp_key_int4(DatumGetInt32(d));
-		case MP_KEY_UINT4:
-			return DatumGetObjectId(d);
-		case MP_KEY_INT8:
-			return mp_key_int8(DatumGetInt64(d));
-		case MP_KEY_FLOAT4:
-			return mp_key_float4(DatumGetFloat4(d));
-		case MP_KEY_FLOAT8:
-			return mp_key_float8(DatumGetFloat8(d));
-		case MP_KEY_NONE:
-			break;
-	}
-	return 0;
-}
-
-/* A minimal tuple as the HeapTuple that heap_getattr reads. */
-static inline void
-row_as_heap(MinimalTuple row, HeapTuple tuple)
-{
-	tuple->t_len = row->t_len + MINIMAL_TUPLE_OFFSET;
-	tuple->t_data = (HeapTupleHeader) ((char *) row - MINIMAL_TUPLE_OFFSET);
 }
 
 /*
@@ -485,7 +381,7 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 		{
 			memset(acc, 0, *nwords * sizeof(uint64));
 			if (!state->value_rows)
-				row_as_heap(state->rows[i], &tuple);
+				mp_row_as_heap(state->rows[i], &tuple);
 			for (int k = 0; k < state->nkeys; k++)
 			{
 				sort_key   *key = &state->keys[k];
@@ -500,7 +396,7 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 				}
 				else
 					d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
-				v = isnull ? 0 : fold_key(key->kind, d);
+				v = isnull ? 0 : mp_fold_key(key->kind, d);
 
 				mp_key_put(acc, key->lo, key->bits, mp_key_value(v, key->bits, key->desc, isnull));
 				if (key->has_nulls)

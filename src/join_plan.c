@@ -1,0 +1,430 @@
+/*
+ * join_plan.c
+ *		Where MergepathJoin stands: a join path offered to the planner, with
+ *		its cost, beside PostgreSQL's hash, merge and nested-loop joins.
+ *
+ * Unlike the sort node, the join is a path (set_join_pathlist_hook): which
+ * join method a plan uses is the planner's choice by cost, and it changes
+ * the plan above and below (which input is sorted, what order comes out).
+ * The hook runs for every pair of inputs the planner considers; the node
+ * is offered when the join is INNER, LEFT, RIGHT, FULL, SEMI or ANTI and
+ * has an equality clause between expressions of one of the types the
+ * nodes fold into order-preserving keys (mp_order.h) by that type's
+ * default btree equality.  That clause is the join's key; every other join
+ * clause is checked on each pair with an equal key.
+ *
+ * Each input is its cheapest path, or its cheapest path already ordered by
+ * the key (an index scan, say) when that and no sort cost less.  The output
+ * comes in key order, NULLs last, as a Merge Join's does, and the path says
+ * so, which can save a Sort above it.  A partial path (a portion of the
+ * outer input in each parallel worker, all of the inner one) is offered
+ * for the join types that need no knowledge of the other workers' matches.
+ *
+ * The cost (cpu_operator_cost units a row; MP_JOIN_*) was calibrated on the
+ * GPU host against the hash and merge joins' (test/bench/merge_join.sh,
+ * test/bench/NOTES.md): reading and keeping a row with its key, sorting
+ * the keys (radix passes: no log n), finding each key's partners, and
+ * forming each pair.  The node holds both inputs, so it is not offered
+ * where they would clearly not fit the memory a Hash Join may use
+ * (hash_mem_multiplier x work_mem); beyond it at run time it joins in key
+ * ranges that fit (join_node.c).
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "mp_glue.h"
+#include "mp_nodes.h"
+
+/* Keeping a row: copying it, reading its key, putting it in key order. */
+#define MP_JOIN_ROW_COST 8.0
+/* Sorting a row's key, on the CPU backend and on the GPU. */
+#define MP_JOIN_SORT_CPU_COST 8.0
+#define MP_JOIN_SORT_GPU_COST 2.0
+/* Finding a key's partners (a sorted search): a merge's step. */
+#define MP_JOIN_SEARCH_COST 1.0
+
+bool		mp_enable_join = true;
+
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+static Plan *join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+							List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods join_path_methods = {
+	.CustomName = "MergepathJoin",
+	.PlanCustomPath = join_plan_path,
+};
+
+/* The equality clause the join runs on. */
+typedef struct join_key
+{
+	RestrictInfo *rinfo;
+	bool		outer_is_left;	/* the clause's left side is the outer input's */
+	mp_key_kind kind;
+	List	   *outer_pathkeys; /* the key ascending, NULLs last, on each side */
+	List	   *inner_pathkeys;
+} join_key;
+
+/* The pathkey of one side of the key clause, or NIL. */
+static List *
+side_pathkeys(PlannerInfo *root, EquivalenceClass *ec, Oid opfamily)
+{
+	if (ec == NULL || ec->ec_has_volatile)
+		return NIL;
+	return list_make1(make_canonical_pathkey(root, ec, opfamily, BTLessStrategyNumber, false));
+}
+
+/* The first join clause the node can run on, if any. */
+static bool
+find_key(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+		 JoinType jointype, List *restrictlist, join_key *key)
+{
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst(lc);
+		OpExpr	   *op;
+		Oid			type;
+		TypeCacheEntry *tc;
+
+		/* an outer join's WHERE clauses filter its result, they do not join */
+		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			continue;
+		if (!rinfo->can_join || rinfo->mergeopfamilies == NIL || !is_opclause(rinfo->clause))
+			continue;
+		op = (OpExpr *) rinfo->clause;
+		if (list_length(op->args) != 2)
+			continue;
+		type = exprType(linitial(op->args));
+		if (type != exprType(lsecond(op->args)))
+			continue;
+		key->kind = mp_key_kind_of(type);
+		if (key->kind == MP_KEY_NONE)
+			continue;
+		tc = lookup_type_cache(getBaseType(type), TYPECACHE_EQ_OPR | TYPECACHE_BTREE_OPFAMILY);
+		if (op->opno != tc->eq_opr || !list_member_oid(rinfo->mergeopfamilies, tc->btree_opf))
+			continue;
+		if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+			bms_is_subset(rinfo->right_relids, innerrel->relids))
+			key->outer_is_left = true;
+		else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+				 bms_is_subset(rinfo->right_relids, outerrel->relids))
+			key->outer_is_left = false;
+		else
+			continue;
+		key->rinfo = rinfo;
+		update_mergeclause_eclasses(root, rinfo);
+		key->outer_pathkeys = side_pathkeys(root, key->outer_is_left ? rinfo->left_ec :
+											rinfo->right_ec, tc->btree_opf);
+		key->inner_pathkeys = side_pathkeys(root, key->outer_is_left ? rinfo->right_ec :
+											rinfo->left_ec, tc->btree_opf);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the sort is costed as the GPU's.  Only when mergepath.device is
+ * gpu: with auto, whether there is a GPU is only known once a backend has
+ * tried it, and a plan must not depend on that; the CPU's cost is the
+ * higher one, so a join the node wins on the CPU it wins on the GPU.
+ */
+static bool
+plan_on_gpu(void)
+{
+	return mp_device == MP_DEVICE_GPU;
+}
+
+/*
+ * The cheaper way to have one side in key order: its cheapest path sorted
+ * by the node, or a path already in key order (which the node finds in
+ * order as it reads it, and does not sort).  *cost includes the sort.
+ */
+static Path *
+pick_input(List *pathkeys, List *paths, Path *cheapest, Cost *cost)
+{
+	double		rows = cheapest->rows;
+	Cost		sort = cpu_operator_cost * rows *
+		(plan_on_gpu() ? MP_JOIN_SORT_GPU_COST : MP_JOIN_SORT_CPU_COST);
+	Path	   *in_order = NULL;
+
+	if (pathkeys != NIL)
+		in_order = get_cheapest_path_for_pathkeys(paths, pathkeys, NULL, TOTAL_COST, false);
+	if (pathkeys != NIL && pathkeys_contained_in(pathkeys, cheapest->pathkeys))
+		in_order = cheapest;
+	if (in_order && in_order->param_info == NULL &&
+		in_order->total_cost <= cheapest->total_cost + sort)
+	{
+		*cost = in_order->total_cost;
+		return in_order;
+	}
+	*cost = cheapest->total_cost + sort;
+	return cheapest;
+}
+
+/* Bytes the node holds for rows rows of width bytes, tuples and arrays. */
+static double
+held_bytes(double rows, int width, int natts)
+{
+	return rows * (MAXALIGN(width) + MAXALIGN(SizeofMinimalTupleHeader) +
+				   mp_join_row_overhead(natts));
+}
+
+/*
+ * The path's rows and cost, from its inputs' (costs of reaching key order
+ * included) and the estimated candidate pairs (equal keys, before the other
+ * join clauses).
+ */
+static void
+cost_join(PlannerInfo *root, CustomPath *cpath, JoinPathExtraData *extra, join_key *key,
+		  Path *outer, Cost outer_cost, Path *inner, Cost inner_cost, List *other_clauses,
+		  double rows)
+{
+	double		candidates;
+	QualCost	quals;
+	Cost		startup;
+
+	candidates = clamp_row_est(outer->rows * inner->rows *
+							   clause_selectivity(root, (Node *) key->rinfo, 0, JOIN_INNER,
+												  extra->sjinfo));
+	cost_qual_eval(&quals, other_clauses, root);
+	startup = outer_cost + inner_cost + quals.startup +
+		cpu_operator_cost * (outer->rows + inner->rows) *
+		(MP_JOIN_ROW_COST + MP_JOIN_SEARCH_COST);
+	cpath->path.rows = rows;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup +
+		candidates * (cpu_operator_cost + quals.per_tuple) +
+		rows * (cpu_tuple_cost + cpath->path.pathtarget->cost.per_tuple);
+}
+
+/* The join clauses besides the key, as the node checks them. */
+static List *
+other_join_clauses(JoinType jointype, Relids relids, List *restrictlist, join_key *key,
+				   List **filters)
+{
+	List	   *clauses;
+
+	if (IS_OUTER_JOIN(jointype))
+		extract_actual_join_clauses(restrictlist, relids, &clauses, filters);
+	else
+	{
+		clauses = extract_actual_clauses(restrictlist, false);
+		*filters = NIL;
+	}
+	return list_delete_ptr(clauses, key->rinfo->clause);
+}
+
+static CustomPath *
+make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
+		  join_key *key, Path *outer, Cost outer_cost, Path *inner, Cost inner_cost, double rows)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	List	   *filters;
+	List	   *clauses = other_join_clauses(jointype, joinrel->relids, extra->restrictlist,
+											 key, &filters);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = joinrel->consider_parallel && outer->parallel_safe &&
+		inner->parallel_safe;
+	cpath->path.parallel_workers = outer->parallel_workers;
+	cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype, key->outer_pathkeys);
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer, inner);
+	cpath->custom_private = list_make3(extra->restrictlist, key->rinfo,
+									   list_make3_int(jointype, key->outer_is_left, key->kind));
+	cpath->methods = &join_path_methods;
+	cost_join(root, cpath, extra, key, outer, outer_cost, inner, inner_cost,
+			  list_concat(clauses, filters), rows);
+	return cpath;
+}
+
+/* Rows a parallel worker's share of a partial path has, as costsize.c counts. */
+static double
+worker_share(double rows, int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
+		divisor += 1.0 - 0.3 * workers;
+	return clamp_row_est(rows / divisor);
+}
+
+static void
+join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			  RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
+{
+	join_key	key;
+	ListCell   *lc;
+	Path	   *outer,
+			   *inner;
+	Cost		outer_cost,
+				inner_cost;
+
+	if (prev_join_pathlist_hook)
+		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+	if (!mp_enable_join)
+		return;
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_LEFT:
+		case JOIN_RIGHT:
+		case JOIN_FULL:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			break;
+		default:
+			return;				/* the unique-ified forms of a semi join */
+	}
+	/* constant clauses would need a gating node above, which a custom join
+	 * does not get */
+	foreach(lc, extra->restrictlist)
+		if (((RestrictInfo *) lfirst(lc))->pseudoconstant)
+			return;
+	if (outerrel->cheapest_total_path == NULL || innerrel->cheapest_total_path == NULL ||
+		outerrel->cheapest_total_path->param_info != NULL ||
+		innerrel->cheapest_total_path->param_info != NULL)
+		return;
+	if (!find_key(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist, &key))
+		return;
+	if (held_bytes(outerrel->rows, outerrel->reltarget->width,
+				   list_length(outerrel->reltarget->exprs) + 1) +
+		held_bytes(innerrel->rows, innerrel->reltarget->width,
+				   list_length(innerrel->reltarget->exprs) + 1) > (double) get_hash_memory_limit())
+		return;
+
+	outer = pick_input(key.outer_pathkeys, outerrel->pathlist, outerrel->cheapest_total_path,
+					   &outer_cost);
+	inner = pick_input(key.inner_pathkeys, innerrel->pathlist, innerrel->cheapest_total_path,
+					   &inner_cost);
+	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key, outer, outer_cost,
+										 inner, inner_cost, joinrel->rows));
+
+	/*
+	 * Each worker joins its portion of the outer input with all of the inner
+	 * one: not for joins that return inner rows that no worker matched.
+	 */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL &&
+		inner->parallel_safe &&
+		(jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
+		 jointype == JOIN_ANTI))
+	{
+		Path	   *part = linitial(outerrel->partial_pathlist);
+
+		if (part->param_info == NULL)
+		{
+			outer = pick_input(key.outer_pathkeys, outerrel->partial_pathlist, part,
+							   &outer_cost);
+			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key,
+														 outer, outer_cost, inner, inner_cost,
+														 worker_share(joinrel->rows,
+																	  outer->parallel_workers)));
+		}
+	}
+}
+
+/*
+ * The expression's column in the plan's output, added (and the plan given a
+ * projection if it cannot project) when it is not there.
+ */
+static Plan *
+with_column(Plan *plan, Expr *expr, AttrNumber *attno)
+{
+	TargetEntry *tle = tlist_member(expr, plan->targetlist);
+	List	   *tlist;
+
+	if (tle)
+	{
+		*attno = tle->resno;
+		return plan;
+	}
+	tlist = list_copy(plan->targetlist);
+	tle = makeTargetEntry(copyObject(expr), list_length(tlist) + 1, NULL, true);
+	*attno = tle->resno;
+	return change_plan_targetlist(plan, lappend(tlist, tle), plan->parallel_safe);
+}
+
+/*
+ * The plan: a CustomScan with the two inputs as custom_plans.  Its scan
+ * tuple is the outer row's columns followed by the inner row's (the
+ * custom_scan_tlist), which its target list, the other join clauses
+ * (custom_exprs) and the filters (qual) reference once setrefs.c has made
+ * them point there; the key clause leads custom_exprs, for EXPLAIN.
+ * custom_private: the join type, the key's kind, its column in each input,
+ * and the outer input's number of columns.
+ */
+static Plan *
+join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+			   List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *restrictlist = linitial(best_path->custom_private);
+	RestrictInfo *rinfo = lsecond(best_path->custom_private);
+	List	   *flags = lthird(best_path->custom_private);
+	JoinType	jointype = linitial_int(flags);
+	bool		outer_is_left = lsecond_int(flags);
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+	Plan	   *outer = linitial(custom_plans),
+			   *inner = lsecond(custom_plans);
+	AttrNumber	outer_col,
+				inner_col;
+	List	   *filters;
+	List	   *join_clauses;
+	join_key	key = {rinfo};
+	ListCell   *lc;
+	int			resno = 1;
+
+	outer = with_column(outer, outer_is_left ? linitial(op->args) : lsecond(op->args),
+						&outer_col);
+	inner = with_column(inner, outer_is_left ? lsecond(op->args) : linitial(op->args),
+						&inner_col);
+	join_clauses = other_join_clauses(jointype, rel->relids, restrictlist, &key, &filters);
+
+	foreach(lc, outer->targetlist)
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+										   makeTargetEntry(copyObject(((TargetEntry *) lfirst(lc))->expr),
+														   resno++, NULL, false));
+	foreach(lc, inner->targetlist)
+		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
+										   makeTargetEntry(copyObject(((TargetEntry *) lfirst(lc))->expr),
+														   resno++, NULL, false));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = filters;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer, inner);
+	cscan->custom_exprs = lcons(copyObject(rinfo->clause), join_clauses);
+	cscan->custom_private = list_make1(list_make5_int(jointype, lthird_int(flags), outer_col,
+													  inner_col, list_length(outer->targetlist)));
+	cscan->custom_relids = rel->relids;
+	cscan->methods = &mp_join_scan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+mp_join_node_init(void)
+{
+	RegisterCustomScanMethods(&mp_join_scan_methods);
+	prev_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = join_pathlist;
+}
