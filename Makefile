@@ -14,7 +14,7 @@ DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
 	mergepath--0.3--0.4.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search sort info sort_node
+REGRESS = merge errors setops search sort info sort_node join_node
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

@@ -3,6 +3,7 @@
 -- runs with the node and without it, and must give the same rows with the
 -- same keys at every position (ties may come in another order).
 LOAD 'mergepath';		-- the planner hook needs the library when plans are made
+SET mergepath.enable_join = off;	-- the Merge Joins here are what the Sorts are for
 SET work_mem = '64MB';
 SET max_parallel_workers_per_gather = 0;
 SET mergepath.sort_min_rows = 0;

@@ -465,7 +465,7 @@ match_on_cpu(void *ctx, mp_poll_fn poll)
 
 	for (int s = 0; s < 2; s++)
 	{
-		if (sides[s]->perm)
+		if (sides[s]->perm && sides[s]->nkeyed > 0)
 		{
 			void	   *scratch = mp_big_alloc(&state->big,
 											   mp_cpu_sort_rows_scratch(sides[s]->nkeyed));
@@ -478,6 +478,8 @@ match_on_cpu(void *ctx, mp_poll_fn poll)
 		}
 		order_keys(state, sides[s]);
 	}
+	if (state->outer.nkeyed == 0)
+		return MP_OK;
 	if (state->inner.nkeyed == 0)
 		return no_partners(state);
 	st = mp_cpu_search(MP_LOWER_BOUND, type, state->inner.sorted_keys, state->inner.nkeyed,
@@ -513,7 +515,7 @@ match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 
 	for (int s = 0; s < 2; s++)
 	{
-		if (sides[s]->perm)
+		if (sides[s]->perm && sides[s]->nkeyed > 0)
 		{
 			memset(&t, 0, sizeof(t));
 			st = mp_gpu_sort_rows(&run->keys[s], sides[s]->nkeyed, sides[s]->perm, poll, &t);
@@ -524,6 +526,8 @@ match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 		order_keys(state, sides[s]);
 	}
 	*timing = sum;
+	if (state->outer.nkeyed == 0)
+		return MP_OK;
 	if (state->inner.nkeyed == 0)
 		return no_partners(state);
 	memset(&t, 0, sizeof(t));
@@ -630,7 +634,7 @@ match_rows(MergepathJoinState *state)
 	state->lower = mp_big_alloc(&state->big, Max(state->outer.nkeyed, 1) * sizeof(int32));
 	state->upper = mp_big_alloc(&state->big, Max(state->outer.nkeyed, 1) * sizeof(int32));
 	note_peak(state);
-	if (state->outer.nkeyed > 0)
+	if (state->outer.nkeyed + state->inner.nkeyed > 0)
 	{
 		(void) mp_run("MergepathJoin", state->outer.nkeyed + state->inner.nkeyed, &run,
 					  match_on_cpu, match_on_gpu, &state->run);
@@ -1057,7 +1061,7 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		resetStringInfo(&buf);
 		appendStringInfo(&buf, INT64_FORMAT "kB", (int64) (state->peak_bytes + 1023) / 1024);
 		if (state->spilled)
-			appendStringInfo(&buf, " a key range, %d key ranges from tuplesorts",
+			appendStringInfo(&buf, " (the largest key range), %d key ranges from tuplesorts",
 							 state->batches);
 		ExplainPropertyText("Join Memory", buf.data, es);
 		if (es->timing)
