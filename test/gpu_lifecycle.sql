@@ -62,6 +62,44 @@ BEGIN
   END IF;
 END $$;
 
+-- MergepathJoin on the GPU: statement timeouts while it reads, sorts and
+-- matches, and returns pairs; then the right count and checksum
+CREATE TEMP TABLE join_a AS SELECT g AS id, (g % 1500000)::int8 AS k FROM generate_series(1, 3000000) g ORDER BY random();
+CREATE TEMP TABLE join_b AS SELECT g AS id, (g % 2000000)::int8 AS k FROM generate_series(1, 2000000) g ORDER BY random();
+ANALYZE join_a;
+ANALYZE join_b;
+SET mergepath.enable_join = off;
+CREATE TEMP TABLE join_ref AS SELECT count(*) AS c, sum(a.id + b.id) AS s FROM join_a a JOIN join_b b USING (k);
+RESET mergepath.enable_join;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) AS pairs, sum(a.id + b.id) AS checksum FROM join_a a JOIN join_b b USING (k) \gset
+SELECT (mergepath_info()->'last_call'->>'total_ms')::float8 AS join_ms \gset
+\echo MergepathJoin of 3M x 2M rows, :pairs pairs, the GPU sort and match alone: :join_ms ms
+\set ON_ERROR_STOP 0
+SELECT format('SET statement_timeout = %s; SELECT count(*), sum(a.id + b.id) FROM join_a a JOIN join_b b USING (k);', t)
+FROM generate_series(1, 1200, 12) t \gexec
+RESET statement_timeout;
+\set ON_ERROR_STOP 1
+DO $$
+DECLARE
+  n int8;
+  total numeric;
+BEGIN
+  SELECT count(*), sum(a.id + b.id) INTO n, total FROM join_a a JOIN join_b b USING (k);
+  IF NOT (SELECT r.c = n AND r.s = total FROM join_ref r) THEN
+    RAISE EXCEPTION 'MergepathJoin gave % pairs after cancels', n;
+  END IF;
+  IF mergepath_info()->'last_call'->>'function' <> 'MergepathJoin'
+     OR mergepath_info()->'last_call'->>'backend' <> 'gpu' THEN
+    RAISE EXCEPTION 'MergepathJoin did not run on the GPU after cancels: %', mergepath_info()->'last_call';
+  END IF;
+END $$;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+
 SELECT (mergepath_info()->'gpu'->>'pool_mb')::int AS pool_after,
        (mergepath_info()->'gpu'->>'memory_free_mb')::int AS free_after \gset
 \echo pool :pool_before -> :pool_after MB, free device memory :free_before -> :free_after MB
