@@ -243,12 +243,24 @@ CREATE TABLE la AS SELECT i AS id, (i * 7)::int8 AS k FROM generate_series(1, 10
 CREATE TABLE lb AS SELECT i AS id, (i * 7)::int8 AS k FROM generate_series(1, 1000000) i ORDER BY random();
 ANALYZE la;
 ANALYZE lb;
-EXPLAIN (COSTS OFF) SELECT count(*), sum(la.id + lb.id) FROM la JOIN lb USING (k);
-EXPLAIN (COSTS OFF) SELECT count(*), sum(la.id + lb.id) FROM la JOIN lb USING (k) WHERE la.id < 1000 AND lb.id < 1000;
+CREATE FUNCTION join_method(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ 'Join|Nested Loop' THEN
+      RETURN substring(line FROM '(MergepathJoin|Hash Join|Merge Join|Nested Loop)');
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+SELECT join_method('SELECT count(*), sum(la.id + lb.id) FROM la JOIN lb USING (k)') AS "1M x 1M",
+       join_method('SELECT count(*), sum(la.id + lb.id) FROM la JOIN lb USING (k) WHERE la.id < 1000 AND lb.id < 1000') AS "1000 x 1000";
 DROP TABLE la, lb;
 RESET work_mem;
 
 DROP TABLE ja, jb, fa, fb, jempty, pa, pb;
 DROP FUNCTION check_join(text);
 DROP FUNCTION spilled(text);
+DROP FUNCTION join_method(text);
 DROP FUNCTION big_side(int, int, int);

@@ -34,10 +34,14 @@ report() {
 }
 
 step() {
-	local name=$1 t0=$SECONDS; shift
+	local name=$1 t0=$SECONDS status; shift
 	selected "$name" || return 0
+	rm -f regression.diffs
 	"$@" >"$log_dir/$name.log" 2>&1
-	report "$name" $? "$t0"
+	status=$?
+	# pg_regress's differences, which the next suite would overwrite
+	[ -f regression.diffs ] && cp regression.diffs "$log_dir/$name.diffs"
+	report "$name" $status "$t0"
 }
 
 # sanitize TOOL SUITE [TOOL OPTIONS]
