@@ -2,8 +2,9 @@
 # Every GPU test, in one command, on a host with a GPU:
 #   C tests of both backends, compute-sanitizer (memcheck, racecheck,
 #   initcheck, synccheck) over the GPU C tests, pg_regress with the GPU and
-#   the CPU forced (the MergepathSort node's suite among them), and the GPU
-#   life cycle inside a real server (cancels in functions and in the node).
+#   the CPU forced (the MergepathSort and MergepathJoin suites among them),
+#   and the GPU life cycle inside a real server (cancels in functions and
+#   in both nodes).
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
