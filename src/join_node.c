@@ -454,43 +454,6 @@ no_partners(MergepathJoinState *state)
 	return MP_OK;
 }
 
-static mp_status
-match_on_cpu(void *ctx, mp_poll_fn poll)
-{
-	match_run  *run = ctx;
-	MergepathJoinState *state = run->state;
-	join_side  *sides[2] = {&state->outer, &state->inner};
-	mp_type		type = state->key_bytes == 4 ? MP_INT4 : MP_INT8;
-	mp_status	st;
-
-	for (int s = 0; s < 2; s++)
-	{
-		if (sides[s]->perm && sides[s]->nkeyed > 0)
-		{
-			void	   *scratch = mp_big_alloc(&state->big,
-											   mp_cpu_sort_rows_scratch(sides[s]->nkeyed));
-
-			st = mp_cpu_sort_rows(&run->keys[s], sides[s]->nkeyed, sides[s]->perm, scratch, poll);
-			note_peak(state);
-			mp_big_free(&state->big, scratch);
-			if (st != MP_OK)
-				return st;
-		}
-		order_keys(state, sides[s]);
-	}
-	if (state->outer.nkeyed == 0)
-		return MP_OK;
-	if (state->inner.nkeyed == 0)
-		return no_partners(state);
-	st = mp_cpu_search(MP_LOWER_BOUND, type, state->inner.sorted_keys, state->inner.nkeyed,
-					   state->outer.sorted_keys, state->outer.nkeyed, state->lower, false, poll);
-	if (st == MP_OK)
-		st = mp_cpu_search(MP_UPPER_BOUND, type, state->inner.sorted_keys, state->inner.nkeyed,
-						   state->outer.sorted_keys, state->outer.nkeyed, state->upper, false,
-						   poll);
-	return st;
-}
-
 static void
 add_timing(mp_gpu_timing *sum, const mp_gpu_timing *t)
 {
@@ -502,49 +465,83 @@ add_timing(mp_gpu_timing *sum, const mp_gpu_timing *t)
 	sum->chunks += t->chunks;
 }
 
+/* A side's sort on the backend: on the GPU when timing is given. */
 static mp_status
-match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+sort_side(match_run *run, int s, join_side *side, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	match_run  *run = ctx;
 	MergepathJoinState *state = run->state;
-	join_side  *sides[2] = {&state->outer, &state->inner};
-	mp_type		type = state->key_bytes == 4 ? MP_INT4 : MP_INT8;
-	mp_gpu_timing sum = {0},
-				t;
+	mp_gpu_timing t = {0};
+	void	   *scratch;
 	mp_status	st;
 
+	if (timing)
+	{
+		st = mp_gpu_sort_rows(&run->keys[s], side->nkeyed, side->perm, poll, &t);
+		add_timing(timing, &t);
+		return st;
+	}
+	scratch = mp_big_alloc(&state->big, mp_cpu_sort_rows_scratch(side->nkeyed));
+	st = mp_cpu_sort_rows(&run->keys[s], side->nkeyed, side->perm, scratch, poll);
+	note_peak(state);
+	mp_big_free(&state->big, scratch);
+	return st;
+}
+
+/* The outer keys' lower or upper bounds among the inner keys, on the backend. */
+static mp_status
+search_keys(MergepathJoinState *state, mp_search kind, int32 *out, mp_poll_fn poll,
+			mp_gpu_timing *timing)
+{
+	mp_type		type = state->key_bytes == 4 ? MP_INT4 : MP_INT8;
+	mp_gpu_timing t = {0};
+	mp_status	st;
+
+	if (!timing)
+		return mp_cpu_search(kind, type, state->inner.sorted_keys, state->inner.nkeyed,
+							 state->outer.sorted_keys, state->outer.nkeyed, out, false, poll);
+	st = mp_gpu_search(kind, type, state->inner.sorted_keys, state->inner.nkeyed,
+					   state->outer.sorted_keys, state->outer.nkeyed, out, false, poll, &t);
+	add_timing(timing, &t);
+	return st;
+}
+
+/* Both sides sorted and matched: on the GPU when timing is given. */
+static mp_status
+match_keys(match_run *run, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	MergepathJoinState *state = run->state;
+	join_side  *sides[2] = {&state->outer, &state->inner};
+	mp_status	st;
+
+	if (timing)
+		memset(timing, 0, sizeof(*timing));
 	for (int s = 0; s < 2; s++)
 	{
-		if (sides[s]->perm && sides[s]->nkeyed > 0)
-		{
-			memset(&t, 0, sizeof(t));
-			st = mp_gpu_sort_rows(&run->keys[s], sides[s]->nkeyed, sides[s]->perm, poll, &t);
-			add_timing(&sum, &t);
-			if (st != MP_OK)
-				return st;
-		}
+		if (sides[s]->perm && sides[s]->nkeyed > 0 &&
+			(st = sort_side(run, s, sides[s], poll, timing)) != MP_OK)
+			return st;
 		order_keys(state, sides[s]);
 	}
-	*timing = sum;
 	if (state->outer.nkeyed == 0)
 		return MP_OK;
 	if (state->inner.nkeyed == 0)
 		return no_partners(state);
-	memset(&t, 0, sizeof(t));
-	st = mp_gpu_search(MP_LOWER_BOUND, type, state->inner.sorted_keys, state->inner.nkeyed,
-					   state->outer.sorted_keys, state->outer.nkeyed, state->lower, false, poll,
-					   &t);
-	add_timing(&sum, &t);
+	st = search_keys(state, MP_LOWER_BOUND, state->lower, poll, timing);
 	if (st == MP_OK)
-	{
-		memset(&t, 0, sizeof(t));
-		st = mp_gpu_search(MP_UPPER_BOUND, type, state->inner.sorted_keys,
-						   state->inner.nkeyed, state->outer.sorted_keys, state->outer.nkeyed,
-						   state->upper, false, poll, &t);
-		add_timing(&sum, &t);
-	}
-	*timing = sum;
+		st = search_keys(state, MP_UPPER_BOUND, state->upper, poll, timing);
 	return st;
+}
+
+static mp_status
+match_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	return match_keys(ctx, poll, NULL);
+}
+
+static mp_status
+match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	return match_keys(ctx, poll, timing);
 }
 
 /*
