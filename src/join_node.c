@@ -81,8 +81,9 @@ typedef struct join_side
 	mp_tuple_blocks blocks;
 
 	/*
-	 * The keys of the rows whose key is not NULL, and which rows they are;
-	 * in key order those rows come first (nkeyed of them), then the rest.
+	 * The keys of the rows whose key is not NULL, and which rows they are
+	 * (keyed; NULL while every row kept has a key: row k is key k); in key
+	 * order those rows come first (nkeyed of them), then the rest.
 	 */
 	void	   *keys;			/* uint32 or uint64 each */
 	uint32	   *keyed;
@@ -142,6 +143,18 @@ typedef struct MergepathJoinState
 	TupleTableSlot *scan;
 	int64		scan_outer;		/* the rows in the scan tuple now: -1 NULLs */
 	int64		scan_inner;
+	int64		cur_outer;		/* the rows next_row found: -1 NULLs */
+	int64		cur_inner;
+
+	/*
+	 * When the output is only columns of the two rows and no filter is
+	 * left, each output column's side and column: the result is formed
+	 * from the rows' values with no scan tuple and no projection.
+	 */
+	bool		direct;
+	int			nout;
+	join_side **out_side;
+	int		   *out_col;
 
 	/* for EXPLAIN ANALYZE */
 	mp_run_report run;
@@ -203,6 +216,41 @@ begin_side(MergepathJoinState *state, join_side *side, Plan *plan, EState *estat
 	state->css.custom_ps = lappend(state->css.custom_ps, side->ps);
 }
 
+/*
+ * Whether the output can be formed straight from the rows' values: a
+ * projection of scan columns alone, and no filter above the join clauses.
+ */
+static void
+plan_direct(MergepathJoinState *state)
+{
+	PlanState  *ps = &state->css.ss.ps;
+	List	   *tlist = ps->plan->targetlist;
+	int			c = 0;
+	ListCell   *lc;
+
+	if (ps->ps_ProjInfo == NULL || ps->qual != NULL)
+		return;
+	foreach(lc, tlist)
+	{
+		Var		   *var = (Var *) ((TargetEntry *) lfirst(lc))->expr;
+
+		if (!IsA(var, Var) || var->varno != INDEX_VAR || var->varattno <= 0)
+			return;
+	}
+	state->nout = list_length(tlist);
+	state->out_side = palloc(Max(state->nout, 1) * sizeof(join_side *));
+	state->out_col = palloc(Max(state->nout, 1) * sizeof(int));
+	foreach(lc, tlist)
+	{
+		int			a = ((Var *) ((TargetEntry *) lfirst(lc))->expr)->varattno - 1;
+		join_side  *side = a < state->outer.natts ? &state->outer : &state->inner;
+
+		state->out_side[c] = side;
+		state->out_col[c++] = a - side->off;
+	}
+	state->direct = true;
+}
+
 static void
 join_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -234,6 +282,7 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathJoin rows",
 											ALLOCSET_DEFAULT_SIZES);
 	mp_big_init(&state->big, state->rows_cxt);
+	plan_direct(state);
 }
 
 /* Memory held now, if more than before: for EXPLAIN ANALYZE. */
@@ -258,42 +307,50 @@ grow(MergepathJoinState *state, void *array, int64 old, int64 room, Size elsize)
 	return mp_big_realloc(&state->big, array, old * elsize, room * elsize);
 }
 
-static inline uint64
-key_at(MergepathJoinState *state, const void *keys, int64 i)
+/* The row of the side's key k. */
+#define ROW_OF(side, k) ((side)->keyed ? (side)->keyed[k] : (k))
+
+/* Room for twice as many rows, or for the first ones. */
+static void
+grow_side(MergepathJoinState *state, join_side *side)
 {
-	return state->key_bytes == 4 ? ((const uint32 *) keys)[i] : ((const uint64 *) keys)[i];
+	int64		old = side->room;
+	double		estimate = Min(side->ps->plan->plan_rows * 1.2,
+							   (double) state->limit / mp_join_row_overhead(side->natts));
+
+	side->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
+	side->values = grow(state, side->values, old * side->natts, side->room * side->natts,
+						sizeof(Datum));
+	side->isnull = grow(state, side->isnull, old * side->natts, side->room * side->natts,
+						sizeof(bool));
+	side->keys = grow(state, side->keys, old, side->room, state->key_bytes);
+	if (side->keyed)
+		side->keyed = grow(state, side->keyed, old, side->room, sizeof(uint32));
 }
 
-/* The slot's row kept, with its key; false when a NULL key drops it. */
+/*
+ * The slot's row kept, with its key; false when a NULL key drops it.  Rows
+ * of values passed by value are deformed once, in the slot; others are
+ * copied as a tuple first, and deformed from the copy that their values
+ * point into.
+ */
 static bool
 keep_row(MergepathJoinState *state, join_side *side, TupleTableSlot *slot)
 {
-	Size		at;
-	bool		null_key;
-	uint64		key = 0;
+	Size		at = (Size) side->nrows * side->natts;
+	int			kc = side->key_col - 1;
+	uint64		key;
 
-	slot_getsomeattrs(slot, side->key_col);
-	null_key = slot->tts_isnull[side->key_col - 1];
-	if (null_key && !side->keep_nulls)
+	if (side->byval)
+		slot_getallattrs(slot);
+	else
+		slot_getsomeattrs(slot, side->key_col);
+	if (slot->tts_isnull[kc] && !side->keep_nulls)
 		return false;
 	if (side->nrows == side->room)
-	{
-		int64		old = side->room;
-		double		estimate = Min(side->ps->plan->plan_rows * 1.2,
-								   (double) state->limit / mp_join_row_overhead(side->natts));
-
-		side->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
-		side->values = grow(state, side->values, old * side->natts, side->room * side->natts,
-							sizeof(Datum));
-		side->isnull = grow(state, side->isnull, old * side->natts, side->room * side->natts,
-							sizeof(bool));
-		side->keys = grow(state, side->keys, old, side->room, state->key_bytes);
-		side->keyed = grow(state, side->keyed, old, side->room, sizeof(uint32));
-	}
-	at = (Size) side->nrows * side->natts;
+		grow_side(state, side);
 	if (side->byval)
 	{
-		slot_getallattrs(slot);
 		memcpy(side->values + at, slot->tts_values, side->natts * sizeof(Datum));
 		memcpy(side->isnull + at, slot->tts_isnull, side->natts * sizeof(bool));
 	}
@@ -305,17 +362,38 @@ keep_row(MergepathJoinState *state, join_side *side, TupleTableSlot *slot)
 		mp_row_as_heap(row, &tuple);
 		heap_deform_tuple(&tuple, side->desc, side->values + at, side->isnull + at);
 	}
-	if (!null_key)
+	if (side->isnull[at + kc])
 	{
-		key = mp_fold_key(state->kind, side->values[at + side->key_col - 1]);
-		if (side->nkeyed > 0 && key < key_at(state, side->keys, side->nkeyed - 1))
-			side->in_order = false;
-		if (state->key_bytes == 4)
-			((uint32 *) side->keys)[side->nkeyed] = (uint32) key;
-		else
-			((uint64 *) side->keys)[side->nkeyed] = key;
-		side->keyed[side->nkeyed++] = (uint32) side->nrows;
+		if (side->keyed == NULL)
+		{
+			/* the first row without a key: the rows with one are no longer all */
+			side->keyed = grow(state, NULL, 0, side->room, sizeof(uint32));
+			for (int64 k = 0; k < side->nkeyed; k++)
+				side->keyed[k] = (uint32) k;
+		}
+		side->nrows++;
+		return true;
 	}
+	key = mp_fold_key(state->kind, side->values[at + kc]);
+	if (state->key_bytes == 4)
+	{
+		uint32	   *keys = side->keys;
+
+		if (side->nkeyed > 0 && key < keys[side->nkeyed - 1])
+			side->in_order = false;
+		keys[side->nkeyed] = (uint32) key;
+	}
+	else
+	{
+		uint64	   *keys = side->keys;
+
+		if (side->nkeyed > 0 && key < keys[side->nkeyed - 1])
+			side->in_order = false;
+		keys[side->nkeyed] = key;
+	}
+	if (side->keyed)
+		side->keyed[side->nkeyed] = (uint32) side->nrows;
+	side->nkeyed++;
 	side->nrows++;
 	return true;
 }
@@ -568,16 +646,16 @@ put_in_order(MergepathJoinState *state, join_side *side)
 
 		if (side->perm && k + GATHER_AHEAD < side->nkeyed)
 		{
-			Size		ahead = (Size) side->keyed[side->perm[k + GATHER_AHEAD]] * natts;
+			Size		ahead = (Size) ROW_OF(side, side->perm[k + GATHER_AHEAD]) * natts;
 
 			__builtin_prefetch(side->values + ahead);
 			__builtin_prefetch(side->isnull + ahead);
 		}
-		from = (Size) side->keyed[side->perm ? side->perm[k] : k] * natts;
+		from = (Size) ROW_OF(side, side->perm ? side->perm[k] : k) * natts;
 		memcpy(values + k * natts, side->values + from, natts * sizeof(Datum));
 		memcpy(isnull + k * natts, side->isnull + from, natts * sizeof(bool));
 	}
-	for (int64 i = 0; i < n; i++)
+	for (int64 i = 0; side->keyed && i < n; i++)
 		if (side->isnull[i * natts + side->key_col - 1])
 		{
 			memcpy(values + k * natts, side->values + i * natts, natts * sizeof(Datum));
@@ -652,8 +730,9 @@ match_rows(MergepathJoinState *state)
 	}
 	if (state->inner.keep_nulls)
 		state->matched = mp_big_alloc(&state->big, Max(state->inner.nkeyed, 1));
-	state->order_ms += mp_now_ms() - t0;
 	note_peak(state);
+	mp_big_trim(&state->big);
+	state->order_ms += mp_now_ms() - t0;
 	restart_output(state);
 }
 
@@ -809,12 +888,21 @@ fill(MergepathJoinState *state, int64 i, int64 j)
 	return ExecStoreVirtualTuple(scan);
 }
 
+/* next_row's answer: outer row i and inner row j (-1: NULLs). */
+static inline bool
+found(MergepathJoinState *state, int64 i, int64 j)
+{
+	state->cur_outer = i;
+	state->cur_inner = j;
+	return true;
+}
+
 /*
- * The next row the join type returns, before the filters: a pair that
- * passes the join clauses, or a row with NULLs for the other side.  NULL
- * when this batch's rows are done.
+ * The next row the join type returns, before the filters, into cur_outer
+ * and cur_inner: a pair that passes the join clauses, or a row with NULLs
+ * for the other side.  False when this batch's rows are done.
  */
-static TupleTableSlot *
+static bool
 next_row(MergepathJoinState *state)
 {
 	join_side  *outer = &state->outer,
@@ -841,7 +929,7 @@ next_row(MergepathJoinState *state)
 						int64		r = state->iflush++;
 
 						if (!state->matched[r])
-							return fill(state, -1, r);
+							return found(state, -1, r);
 						continue;
 					}
 					state->ij = lo;
@@ -852,12 +940,11 @@ next_row(MergepathJoinState *state)
 				while (state->ij < state->ihi)
 				{
 					int64		j = state->ij++;
-					TupleTableSlot *scan = fill(state, state->oi, j);
 
 					if (state->join_qual)
 					{
 						ResetExprContext(econtext);
-						econtext->ecxt_scantuple = scan;
+						econtext->ecxt_scantuple = fill(state, state->oi, j);
 						if (!ExecQual(state->join_qual, econtext))
 						{
 							if (++state->rejected % REJECT_CHUNK == 0)
@@ -872,14 +959,14 @@ next_row(MergepathJoinState *state)
 					{
 						state->ij = state->ihi;
 						if (state->jointype == JOIN_SEMI)
-							return scan;
+							return found(state, state->oi, j);
 						break;
 					}
-					return scan;
+					return found(state, state->oi, j);
 				}
 				state->o_started = false;
 				if (!state->o_matched && outer->keep_nulls)
-					return fill(state, state->oi++, -1);
+					return found(state, state->oi++, -1);
 				state->oi++;
 				continue;
 			case PHASE_INNER_REST:
@@ -888,20 +975,48 @@ next_row(MergepathJoinState *state)
 					int64		r = state->iflush++;
 
 					if (r >= inner->nkeyed || !state->matched[r])
-						return fill(state, -1, r);
+						return found(state, -1, r);
 					continue;
 				}
 				state->phase = PHASE_OUTER_NULLS;
 				continue;
 			case PHASE_OUTER_NULLS:
 				if (outer->keep_nulls && state->onull < outer->nrows)
-					return fill(state, state->onull++, -1);
+					return found(state, state->onull++, -1);
 				state->phase = PHASE_END;
 				continue;
 			case PHASE_END:
-				return NULL;
+				return false;
 		}
 	}
+}
+
+/* The result row of cur_outer and cur_inner, from their values (direct). */
+static TupleTableSlot *
+project_row(MergepathJoinState *state)
+{
+	TupleTableSlot *out = state->css.ss.ps.ps_ResultTupleSlot;
+
+	ExecClearTuple(out);
+	for (int c = 0; c < state->nout; c++)
+	{
+		join_side  *side = state->out_side[c];
+		int64		r = side == &state->outer ? state->cur_outer : state->cur_inner;
+
+		if (r < 0)
+		{
+			out->tts_values[c] = (Datum) 0;
+			out->tts_isnull[c] = true;
+		}
+		else
+		{
+			Size		at = (Size) r * side->natts + state->out_col[c];
+
+			out->tts_values[c] = side->values[at];
+			out->tts_isnull[c] = side->isnull[at];
+		}
+	}
+	return ExecStoreVirtualTuple(out);
 }
 
 static TupleTableSlot *
@@ -919,14 +1034,16 @@ join_exec(CustomScanState *node)
 		TupleTableSlot *scan;
 
 		CHECK_FOR_INTERRUPTS();
-		scan = next_row(state);
-		if (scan == NULL)
+		if (!next_row(state))
 		{
 			if (state->spilled && load_batch(state))
 				continue;
 			state->phase = PHASE_END;
 			return ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
 		}
+		if (state->direct)
+			return project_row(state);
+		scan = fill(state, state->cur_outer, state->cur_inner);
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = scan;
 		if (filter && !ExecQual(filter, econtext))

@@ -101,7 +101,8 @@ mp_sort_bytes(double rows, int width, int key_bits)
 typedef struct mp_big_chunk
 {
 	void	   *addr;
-	Size		len;			/* 0 once freed */
+	Size		len;			/* 0 once unmapped */
+	bool		spare;			/* freed, still mapped */
 } mp_big_chunk;
 
 typedef struct mp_big_set
@@ -110,7 +111,8 @@ typedef struct mp_big_set
 	mp_big_chunk *chunks;
 	int			nchunks;
 	int			room;
-	Size		mapped;			/* bytes mapped now */
+	Size		mapped;			/* bytes mapped now, spares included */
+	Size		spare;			/* bytes of them freed */
 	bool		armed;			/* the reset callback is registered */
 	MemoryContextCallback callback;
 } mp_big_set;
@@ -119,6 +121,7 @@ extern void mp_big_init(mp_big_set *set, MemoryContext cxt);
 extern void *mp_big_alloc(mp_big_set *set, Size bytes);
 extern void *mp_big_realloc(mp_big_set *set, void *p, Size old_bytes, Size bytes);
 extern void mp_big_free(mp_big_set *set, void *p);
+extern void mp_big_trim(mp_big_set *set);
 
 /* Rows kept as minimal tuples in blocks of at most this size (a larger row
  * gets its own). */

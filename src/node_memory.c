@@ -14,6 +14,11 @@
  *
  * The nodes keep their input rows as minimal tuples copied into large
  * blocks of such memory (mp_keep_tuple): no allocation a row.
+ *
+ * A mapping freed is kept as a spare until mp_big_trim, and the next array
+ * that fits takes it: its pages are in memory already, where a new mapping
+ * would have each of its pages cleared by the kernel on first touch (a
+ * node's phases free arrays of the size the next phase asks for).
  */
 #include "postgres.h"
 
@@ -38,7 +43,7 @@ unmap_all(void *arg)
 	/* the array itself goes with the context */
 	set->chunks = NULL;
 	set->nchunks = set->room = 0;
-	set->mapped = 0;
+	set->mapped = set->spare = 0;
 	set->armed = false;
 }
 
@@ -80,8 +85,24 @@ mp_big_alloc(mp_big_set *set, Size bytes)
 	Size		len = TYPEALIGN(HUGE_PAGE, Max(bytes, 1));
 	void	   *at;
 
+	mp_big_chunk *best = NULL;
+
 	if (bytes < MP_BIG_MIN)
 		return MemoryContextAllocHuge(set->cxt, Max(bytes, 1));
+	/* the smallest spare that fits */
+	for (int i = 0; i < set->nchunks; i++)
+	{
+		mp_big_chunk *c = &set->chunks[i];
+
+		if (c->spare && c->len >= len && (best == NULL || c->len < best->len))
+			best = c;
+	}
+	if (best)
+	{
+		best->spare = false;
+		set->spare -= best->len;
+		return best->addr;
+	}
 	if (set->nchunks == set->room)
 	{
 		int			room = Max(set->room * 2, 16);
@@ -101,6 +122,7 @@ mp_big_alloc(mp_big_set *set, Size bytes)
 	at = map_aligned(len);
 	set->chunks[set->nchunks].addr = at;
 	set->chunks[set->nchunks].len = len;
+	set->chunks[set->nchunks].spare = false;
 	set->nchunks++;
 	set->mapped += len;
 	return at;
@@ -110,11 +132,12 @@ static mp_big_chunk *
 find_chunk(mp_big_set *set, void *p)
 {
 	for (int i = 0; i < set->nchunks; i++)
-		if (set->chunks[i].addr == p && set->chunks[i].len > 0)
+		if (set->chunks[i].addr == p && set->chunks[i].len > 0 && !set->chunks[i].spare)
 			return &set->chunks[i];
 	return NULL;
 }
 
+/* p freed: a mapping is kept as a spare for the next array that fits. */
 void
 mp_big_free(mp_big_set *set, void *p)
 {
@@ -122,12 +145,30 @@ mp_big_free(mp_big_set *set, void *p)
 
 	if (chunk)
 	{
-		munmap(chunk->addr, chunk->len);
-		set->mapped -= chunk->len;
-		chunk->len = 0;
+		chunk->spare = true;
+		set->spare += chunk->len;
 	}
 	else if (p)
 		pfree(p);
+}
+
+/* The spare mappings given back to the kernel. */
+void
+mp_big_trim(mp_big_set *set)
+{
+	for (int i = 0; i < set->nchunks; i++)
+	{
+		mp_big_chunk *c = &set->chunks[i];
+
+		if (c->spare && c->len > 0)
+		{
+			munmap(c->addr, c->len);
+			set->mapped -= c->len;
+			c->len = 0;
+			c->spare = false;
+		}
+	}
+	set->spare = 0;
 }
 
 /* p (old_bytes of it kept) grown to bytes. */

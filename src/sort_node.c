@@ -503,6 +503,7 @@ put_in_order(MergepathSortState *state)
 	note_peak(state);
 	mp_big_free(&state->big, state->perm);
 	state->perm = NULL;
+	mp_big_trim(&state->big);
 }
 
 /* Reads the whole input and puts it in key order. */

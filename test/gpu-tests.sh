@@ -81,8 +81,21 @@ sanitize_all() {
 	done
 }
 
+# A database of its own for the steps below, so that each runs alone.
+test_db() {
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS mergepath_gpu_tests" \
+		-c "CREATE DATABASE mergepath_gpu_tests" &&
+		psql -X -q -d mergepath_gpu_tests -c "CREATE EXTENSION mergepath"
+}
+
+lifecycle() {
+	test_db || return 1
+	psql -X -f test/gpu_lifecycle.sql mergepath_gpu_tests | tee /dev/stderr | grep -q "lifecycle: PASS"
+}
+
 slot_limit() {
-	local PGDATABASE=contrib_regression
+	local PGDATABASE=mergepath_gpu_tests
+	test_db || return 1
 	# one slot: a backend that holds it keeps a second one on the CPU
 	psql -X -q -c "LOAD 'mergepath'" -c "ALTER SYSTEM SET mergepath.max_gpu_backends = 1" \
 		-c "SELECT pg_reload_conf()" >/dev/null || return 1
@@ -110,7 +123,7 @@ sanitize_all
 step install make install PG_CONFIG="$pg_config"
 step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
 step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
-step lifecycle bash -c 'psql -X -f test/gpu_lifecycle.sql contrib_regression | tee /dev/stderr | grep -q "lifecycle: PASS"'
+step lifecycle lifecycle
 step slot-limit slot_limit
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
