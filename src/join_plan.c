@@ -51,18 +51,21 @@
 /*
  * The node's costs, in cpu_operator_cost units, set so that its cost
  * stands to a Hash Join's as their measured times do (a Hash Join's cost
- * model charges 0.0125 a build row, 0.0025 a probe and 0.01 a result row,
- * for what took 25 ns a row at 100K rows and 56 ns at 1M):
- * - keeping a row: copying it, folding its key, putting it in key order
- *   (about 60 ns a row measured, the inputs' own time left out);
- * - sorting a key with the CPU backend's radix sort (30 ns), or the GPU's;
+ * model charges 0.0125 a build row, 0.0025 a probe and 0.01 a result row).
+ * On the GPU host, with the CPU backend, the whole query took 0.67-0.77 of
+ * the Hash Join's time at 100K rows (inner, left, anti) and 0.28-0.43 at 1M
+ * and 10M; the costs put the whole plan at 0.85-0.93 of the Hash Join's at
+ * 100K and 0.76 at 1M, on the safe side of the 100K runs' spread (+-15%):
+ * - keeping a row: copying its values, folding its key, putting it in key
+ *   order;
+ * - sorting a key with the CPU backend's radix sort, or the GPU's;
  * - finding a key's partners, a step of a sorted search;
- * - forming a pair from two rows in order (40 ns), a cpu_operator_cost
- *   rather than the cpu_tuple_cost that the other joins charge a result;
+ * - forming a pair from two rows in order, a cpu_operator_cost rather
+ *   than the cpu_tuple_cost that the other joins charge a result;
  * - a start-up (memory, a backend call), which leaves joins of a few
- *   thousand rows to the Hash Join, as fast there.
+ *   thousand rows to the Hash Join (the node is as fast there).
  */
-#define MP_JOIN_ROW_COST 2.0
+#define MP_JOIN_ROW_COST 1.0
 #define MP_JOIN_SORT_CPU_COST 1.0
 #define MP_JOIN_SORT_GPU_COST 0.5
 #define MP_JOIN_SEARCH_COST 0.25
