@@ -110,12 +110,19 @@ SELECT type, count(*) AS cases, count(*) FILTER (WHERE lower) AS lower,
        count(*) FILTER (WHERE semi) AS semi, count(*) FILTER (WHERE anti) AS anti
 FROM search_results GROUP BY type ORDER BY type;
 
--- the join against PostgreSQL's own join of the subscripts, order included
--- (ordinality of the function's rows against ORDER BY a_pos, b_pos)
+-- the join against PostgreSQL's own join of the elements with their
+-- subscripts, order included (ordinality of the function's rows against
+-- ORDER BY a_pos, b_pos); one key on both sides (case 14's 16M pairs as
+-- text would take most of the suite's time) is checked below, pair by pair
+-- against its arithmetic order
 CREATE FUNCTION ref_join(a anyarray, b anyarray) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT coalesce(string_agg(i || ':' || j, ' ' ORDER BY i, j), '')
-  FROM generate_subscripts(a, 1) i JOIN generate_subscripts(b, 1) j ON a[i] = b[j]
+  -- the lower bounds taken once: an array read again at each pair would be
+  -- detoasted again each time
+  WITH l AS MATERIALIZED (SELECT coalesce(array_lower(a, 1), 1) - 1 AS lo_a,
+                                 coalesce(array_lower(b, 1), 1) - 1 AS lo_b)
+  SELECT coalesce(string_agg((i + lo_a) || ':' || (j + lo_b), ' ' ORDER BY i, j), '')
+  FROM unnest(a) WITH ORDINALITY x(v, i) JOIN unnest(b) WITH ORDINALITY y(w, j) ON x.v = y.w, l
 $$;
 CREATE FUNCTION got_join(a anyarray, b anyarray) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -124,7 +131,7 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 SELECT type, count(*) AS cases, count(*) FILTER (WHERE same) AS same
 FROM (SELECT 'int4' AS type, got_join(n::int4[], h::int4[]) = ref_join(n::int4[], h::int4[]) AS same
-      FROM search_cases WHERE id IN (1, 2, 3, 4, 6, 8, 10, 12, 13, 14, 16)
+      FROM search_cases WHERE id IN (1, 2, 3, 4, 6, 8, 10, 12, 13, 16)
       UNION ALL
       SELECT 'int8', got_join(n, h) = ref_join(n, h) FROM search_cases WHERE id IN (7, 9, 17)
       UNION ALL
