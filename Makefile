@@ -32,14 +32,17 @@ GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
 GPU_OBJS = src/gpu_absent.o
+# said once, by the make that builds (not by install or the test targets)
+ifeq ($(MAKELEVEL)$(filter-out all test/test_backends,$(or $(MAKECMDGOALS),all)),0)
 $(info mergepath: no nvcc found (set NVCC or CUDA_HOME); building the CPU backend only)
+endif
 endif
 
 OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = test/test_backends test/bench/bench_merge test/bench/bench_setops \
+EXTRA_CLEAN = .build-flags test/test_backends test/bench/bench_merge test/bench/bench_setops \
 	test/bench/bench_search test/bench/bench_sort test/bench/bench_cpu cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
@@ -50,6 +53,14 @@ include $(PGXS)
 
 NVCC_FLAGS = -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-Wall,-Wextra \
 	$(if $(WERROR),-Werror all-warnings)
+
+# Every object depends on the flags it was built with: a build with other
+# ones (WERROR=1, NVCC=, CUDA_ARCHS) compiles everything again.
+BUILD_FLAGS = $(CFLAGS) $(PG_CFLAGS) | $(NVCC) $(NVCC_FLAGS)
+.build-flags: FORCE
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
+$(OBJS): .build-flags
+.PHONY: FORCE
 CUDA_HEADERS = $(wildcard cuda/*.cuh) src/mergepath.h src/mp_order.h
 
 cuda/%.o: cuda/%.cu $(CUDA_HEADERS)

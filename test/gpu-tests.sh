@@ -11,6 +11,7 @@
 # any, name the steps to run (build always runs); SUITES limits the
 # sanitizers to some suites of C tests (default: all).
 set -uo pipefail
+export PSQL_PAGER=cat			# nothing waits at a pager
 cd "$(dirname "$0")/.."
 export PATH=$PATH:${CUDA_HOME:-/usr/local/cuda}/bin
 log_dir=${LOG_DIR:-/tmp/mergepath-gpu-tests}

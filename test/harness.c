@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "harness.h"
 #include "mp_order.h"
@@ -375,21 +376,46 @@ suite_selected(const char *name)
 	return false;
 }
 
+static double
+seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Each selected suite on the backend, a line each as it ends. */
 static void
 run_backend(const backend *be)
 {
+	static const struct
+	{
+		const char *name;
+		void		(*run) (const backend *be);
+	}			all[] = {
+		{"merge", run_merge_tests},
+		{"setops", run_setop_tests},
+		{"search", run_search_tests},
+		{"sort", run_sort_tests},
+		{"rows", run_rows_tests},
+	};
 	int			before = failed;
 
-	if (suite_selected("merge"))
-		run_merge_tests(be);
-	if (suite_selected("setops"))
-		run_setop_tests(be);
-	if (suite_selected("search"))
-		run_search_tests(be);
-	if (suite_selected("sort"))
-		run_sort_tests(be);
-	if (suite_selected("rows"))
-		run_rows_tests(be);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+	{
+		int			checks = passed + failed,
+					fails = failed;
+		double		t0 = seconds_now();
+
+		if (!suite_selected(all[i].name))
+			continue;
+		all[i].run(be);
+		printf("  %s backend, %-6s %8d checks, %s (%.0f s)\n", be->name, all[i].name,
+			   passed + failed - checks, failed == fails ? "passed" : "FAILED",
+			   seconds_now() - t0);
+		fflush(stdout);
+	}
 	printf("%s backend: %s\n", be->name, failed == before ? "all checks passed" : "FAILED");
 }
 

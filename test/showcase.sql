@@ -1,11 +1,27 @@
 -- mergepath, shown: run by showcase.sh against a throwaway server.
 \pset footer off
+-- long values (a GPU's absence explained, a plan line) wrap at 80 columns
+\pset format wrapped
+\pset columns 80
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS mergepath;
 CREATE EXTENSION mergepath;
 
+SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu,
+       mergepath_info()->'gpu'->>'name' AS gpu_name,
+       mergepath_info()->'gpu'->>'reason' AS no_gpu_reason \gset
+\if :have_gpu
+\echo '== This machine has a GPU,' :'gpu_name' ': the GPU backend runs where an input is large enough.'
+\else
+\echo '== No usable GPU here, so everything below runs on the CPU backend'
+\echo '   (same answers; the GPU columns of the timings are left out). The reason:'
+\pset tuples_only on
+SELECT :'no_gpu_reason';
+\pset tuples_only off
+\endif
+
 \echo
-\echo '== gpu_merge: two sorted arrays in, one sorted array out (stable: a first on ties)'
+\echo '== gpu_merge: two sorted arrays in, one sorted array out (a first on ties)'
 SELECT gpu_merge('{1,3,5,7}'::int4[], '{2,3,6}'::int4[]);
 \echo '== floats in PostgreSQL order: -0 = 0 (bits kept), NaN after Infinity'
 SELECT gpu_merge('{-Infinity,-0,2.5,NaN}'::float8[], '{0,2.5,Infinity}'::float8[]);
@@ -20,16 +36,16 @@ SELECT gpu_intersect('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS intersec
        gpu_union('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS union,
        gpu_except('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS except,
        gpu_symdiff('{1,2,2,2,3,5}'::int4[], '{2,2,3,3,4}'::int4[]) AS symdiff;
-\echo '== last digits of amounts that shops 1 and 2 share, as many times as both have them'
+\echo '== last digits of amounts both shops 1 and 2 have, as often as both have them'
 SELECT gpu_intersect((SELECT array_agg(amount % 10 ORDER BY amount % 10) FROM orders WHERE shop = 1),
                      (SELECT array_agg(amount % 10 ORDER BY amount % 10) FROM orders WHERE shop = 2)) AS common;
 
-\echo '== sorting: any order in, PostgreSQL order out (stable: -0 and 0 keep their order)'
+\echo '== sorting: any order in, PostgreSQL''s order out (stable: -0 and 0 keep theirs)'
 SELECT gpu_sort('{3,NaN,-0,1,0,-Infinity}'::float8[]) AS sorted,
        gpu_unique(gpu_sort('{3,1,3,2,1}'::int4[])) AS distinct_values;
 \echo '== aggregates: a column, or sorted arrays, into one sorted array'
 SELECT shop, gpu_sort_agg(amount) AS amounts FROM orders WHERE shop < 3 GROUP BY shop ORDER BY shop;
-SELECT gpu_merge_agg(a) AS all_shops
+SELECT gpu_merge_agg(a) AS shops_0_to_2
 FROM (SELECT array_agg(amount ORDER BY amount) AS a FROM orders WHERE shop < 3 GROUP BY shop) s;
 
 \echo '== unsorted input is refused, and the error says where'
@@ -43,14 +59,13 @@ SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(
 SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_cpu;
 RESET mergepath.device;
 SELECT jsonb_pretty(mergepath_info()->'gpu') AS gpu;
-SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu \gset
 \if :have_gpu
 SET mergepath.device = gpu;
 SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
 SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_gpu;
 RESET mergepath.device;
 \endif
-\echo '== MergepathSort: ORDER BY itself, no function call; the node in the place of Sort'
+\echo '== MergepathSort: a plain ORDER BY; the node in the place of PostgreSQL''s Sort'
 LOAD 'mergepath';
 SET work_mem = '256MB';
 SET max_parallel_workers_per_gather = 0;
@@ -64,5 +79,17 @@ SET mergepath.enable_sort = off;
 EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
 SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
 RESET mergepath.enable_sort;
+\echo '== MergepathJoin: a plain equi-join; the node in the place of a Hash Join'
+CREATE TEMP TABLE customers AS
+SELECT i AS customer, 'customer ' || i AS name FROM generate_series(1, 1000000) i;
+ANALYZE customers;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
+\echo '== the same join with PostgreSQL''s own plan (mergepath.enable_join = off)'
+SET mergepath.enable_join = off;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
+RESET mergepath.enable_join;
 \echo
-\echo '== timings (sizes in SIZES): gpu_merge on each backend beside PostgreSQL'
+\echo '== timings: gpu_merge and the set operations beside PostgreSQL, at the array'
+\echo '   sizes of the environment variable SIZES (comma-separated elements a side)'

@@ -5,6 +5,7 @@
 # key a side (COPIES: the list of copies to run, default "1 $DUP").  REPS: timed runs a query (median; default 3).  KINDS=on adds
 # a left, a full and an anti join; FUNCTIONS=off leaves out the gpu_join rows.
 set -euo pipefail
+export PSQL_PAGER=cat			# nothing waits at a pager
 rows=${ROWS:-100000,1000000,10000000}
 dup=${DUP:-4}
 copies=${COPIES:-1 $dup}

@@ -6,6 +6,7 @@
 # query at small sizes, where mergepath.sort_min_rows is chosen; METHODS:
 # some of Sort, Sort 4MB, cpu, gpu (comma-separated; default all).
 set -euo pipefail
+export PSQL_PAGER=cat			# nothing waits at a pager
 gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
 	-c "SELECT CASE WHEN mergepath_info()->'gpu'->>'available' = 'true' THEN 'on' ELSE 'off' END" | tail -1)
 if [ -n "${SMALL:-}" ]; then

@@ -5,6 +5,7 @@
 # comma-separated; ROWS: table sizes for the sorting aggregate.  Arguments
 # name the benchmarks (merge, setops, sort; default merge and setops).
 set -euo pipefail
+export PSQL_PAGER=cat			# nothing waits at a pager
 sizes=${SIZES:-1000,10000,100000,300000,1000000,3000000,10000000}
 gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
 	-c "SELECT CASE WHEN mergepath_info()->'gpu'->>'available' = 'true' THEN 'on' ELSE 'off' END" | tail -1)

@@ -29,16 +29,29 @@ FROM (SELECT n, CASE WHEN n >= 10000000 THEN 3 ELSE 7 END AS reps,
       FROM pairs) s
 ORDER BY n;
 
+SELECT :'gpu' = 'on' AS have_gpu \gset
 \echo
-\echo gpu_merge(a, b) of two sorted int4 arrays of n elements each, ms (median)
-SELECT n AS "n per side", floor_ms AS "a || b (floor)", cpu_ms AS "gpu_merge cpu", gpu_ms AS "gpu_merge gpu",
-       intarray_sort_ms AS "sort(a || b)", array_agg_ms AS "array_agg ORDER BY",
-       round(cpu_ms / nullif(floor_ms, 0), 2) AS "cpu / floor",
-       round(gpu_ms / nullif(cpu_ms, 0), 2) AS "gpu / cpu",
-       round(intarray_sort_ms / nullif(cpu_ms, 0), 1) AS "sort / cpu"
+\echo gpu_merge(a, b) of two sorted int4 arrays of n elements each, ms (median),
+\echo beside a || b (the floor: reading both arrays, building one as large),
+\echo the sort of intarray, sort(a || b), and array_agg(x ORDER BY x) over both
+\if :have_gpu
+SELECT n AS "n a side", floor_ms AS "a || b", cpu_ms AS "cpu", gpu_ms AS "gpu",
+       intarray_sort_ms AS "sort(a || b)", array_agg_ms AS "array_agg"
+FROM results ORDER BY n;
+\else
+SELECT n AS "n a side", floor_ms AS "a || b", cpu_ms AS "cpu (no GPU here)",
+       intarray_sort_ms AS "sort(a || b)", array_agg_ms AS "array_agg"
+FROM results ORDER BY n;
+\endif
+\echo ratios of those times
+SELECT n AS "n a side", round(cpu_ms / nullif(floor_ms, 0), 2) AS "cpu / floor",
+       round(intarray_sort_ms / nullif(cpu_ms, 0), 1) AS "sort / cpu",
+       round(array_agg_ms / nullif(cpu_ms, 0), 1) AS "array_agg / cpu"
+\if :have_gpu
+       , round(gpu_ms / nullif(cpu_ms, 0), 2) AS "gpu / cpu"
+\endif
 FROM results ORDER BY n;
 
-SELECT :'gpu' = 'on' AS have_gpu \gset
 \if :have_gpu
 SET mergepath.device = gpu;
 SELECT cardinality(gpu_merge(a, b)) AS elements FROM pairs WHERE n = (SELECT max(n) FROM pairs);

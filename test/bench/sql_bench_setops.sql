@@ -42,24 +42,34 @@ FROM (SELECT n, CASE WHEN n >= 10000000 THEN 3 ELSE 7 END AS reps,
       FROM sets) s
 ORDER BY n;
 
-\echo
-\echo set operations on two sorted int4 arrays of about n distinct elements each, ms (median)
-SELECT n AS "n per side", floor_ms AS "a || b (floor)",
-       and_cpu AS "intersect cpu", and_gpu AS "intersect gpu", and_intarray AS "a & b",
-       or_cpu AS "union cpu", or_gpu AS "union gpu", or_intarray AS "a | b",
-       minus_cpu AS "except cpu", minus_gpu AS "except gpu", minus_intarray AS "a - b",
-       xor_cpu AS "symdiff cpu", xor_gpu AS "symdiff gpu",
-       intersect_all AS "INTERSECT ALL", except_all AS "EXCEPT ALL"
-FROM results ORDER BY n;
+-- one row an operation and size; intarray's operator and PostgreSQL's own
+-- INTERSECT ALL / EXCEPT ALL where there is one
+CREATE TEMP VIEW by_op AS
+SELECT n, op, k, floor_ms, cpu, gpu, intarray, plain_sql
+FROM results,
+     LATERAL (VALUES (1, 'intersect', and_cpu, and_gpu, and_intarray, intersect_all),
+                     (2, 'union', or_cpu, or_gpu, or_intarray, NULL),
+                     (3, 'except', minus_cpu, minus_gpu, minus_intarray, except_all),
+                     (4, 'symdiff', xor_cpu, xor_gpu, NULL, NULL)) v(k, op, cpu, gpu, intarray, plain_sql);
 
+SELECT :'gpu' = 'on' AS have_gpu \gset
 \echo
-\echo ratios: intarray over the CPU backend, the CPU backend over the floor, SQL over the CPU backend, GPU over CPU
-SELECT n AS "n per side",
-       round(and_intarray / and_cpu, 2) AS "& / cpu", round(or_intarray / or_cpu, 2) AS "| / cpu",
-       round(minus_intarray / minus_cpu, 2) AS "- / cpu",
-       round(and_cpu / floor_ms, 2) AS "intersect cpu / floor", round(or_cpu / floor_ms, 2) AS "union cpu / floor",
-       round(minus_cpu / floor_ms, 2) AS "except cpu / floor",
-       round(intersect_all / and_cpu, 1) AS "INTERSECT ALL / cpu", round(except_all / minus_cpu, 1) AS "EXCEPT ALL / cpu",
-       round(and_gpu / and_cpu, 2) AS "intersect gpu / cpu", round(or_gpu / or_cpu, 2) AS "union gpu / cpu",
-       round(least(and_gpu, or_gpu, minus_gpu) / floor_ms, 2) AS "best gpu / floor"
-FROM results ORDER BY n;
+\echo set operations on two sorted int4 arrays of about n distinct elements each,
+\echo ms (median): the CPU backend, the GPU backend, the operators & | - of
+\echo intarray, and INTERSECT ALL / EXCEPT ALL over unnest; a || b is the floor
+\if :have_gpu
+SELECT n AS "n a side", op AS "operation", floor_ms AS "a || b", cpu, gpu, intarray,
+       plain_sql AS "SQL"
+FROM by_op ORDER BY n, k;
+\else
+SELECT n AS "n a side", op AS "operation", floor_ms AS "a || b", cpu AS "cpu (no GPU here)",
+       intarray, plain_sql AS "SQL"
+FROM by_op ORDER BY n, k;
+\endif
+\echo ratios of those times
+SELECT n AS "n a side", op AS "operation", round(cpu / floor_ms, 2) AS "cpu / floor",
+       round(intarray / cpu, 2) AS "intarray / cpu", round(plain_sql / cpu, 1) AS "SQL / cpu"
+\if :have_gpu
+       , round(gpu / cpu, 2) AS "gpu / cpu"
+\endif
+FROM by_op ORDER BY n, k;
