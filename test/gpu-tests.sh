@@ -121,7 +121,7 @@ step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_backe
 step c-tests-gpu test/test_backends --gpu
 step c-tests-cpu test/test_backends --cpu
 sanitize_all
-step install make install PG_CONFIG="$pg_config"
+step install make install WERROR=1 PG_CONFIG="$pg_config"	# the build's flags: nothing rebuilt
 step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
 step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
 step lifecycle lifecycle

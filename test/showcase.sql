@@ -11,7 +11,7 @@ SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu,
        mergepath_info()->'gpu'->>'name' AS gpu_name,
        mergepath_info()->'gpu'->>'reason' AS no_gpu_reason \gset
 \if :have_gpu
-\echo '== This machine has a GPU,' :'gpu_name' ': the GPU backend runs where an input is large enough.'
+\echo '== GPU:' :gpu_name '- the GPU backend runs where an input is large enough'
 \else
 \echo '== No usable GPU here, so everything below runs on the CPU backend'
 \echo '   (same answers; the GPU columns of the timings are left out). The reason:'
