@@ -4,6 +4,7 @@
 #   make installcheck               pg_regress against a running server
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
+#   make check-readme               the README's SQL examples against their outputs
 #   make bench                      kernel-level benchmarks (need nvcc)
 #
 # NVCC= builds the CPU backend alone; CUDA_ARCHS picks the GPU targets.
@@ -11,10 +12,10 @@
 EXTENSION = mergepath
 MODULE_big = mergepath
 DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
-	mergepath--0.3--0.4.sql
+	mergepath--0.3--0.4.sql mergepath--0.4.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search sort info sort_node join_node
+REGRESS = merge errors setops search sort info sort_node join_node upgrade
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
@@ -93,7 +94,10 @@ installcheck-cpu:
 installcheck-gpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=gpu"
 
-.PHONY: check-c bench installcheck-cpu installcheck-gpu
+check-readme:
+	test/readme_examples.pl README.md
+
+.PHONY: check-c check-readme bench installcheck-cpu installcheck-gpu
 
 test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lm

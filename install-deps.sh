@@ -11,7 +11,15 @@ done
 if [ ${#need[@]} -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "installing: ${need[*]}"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+	echo "installing: ${need[*]} (apt-get, a minute or two) ..."
+	# apt's own lines (and debconf's notes) only when something goes wrong
+	log=$(mktemp)
+	if ! { $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q "${need[@]}"; } >"$log" 2>&1; then
+		cat "$log"; rm -f "$log"
+		echo "install-deps.sh: apt-get failed" >&2
+		exit 1
+	fi
+	rm -f "$log"
+	echo "installed"
 fi

@@ -3,7 +3,8 @@
 # everything (the CUDA backend too where nvcc is found, warnings as errors),
 # installs the extension, then runs the C tests of the backends and the
 # pg_regress suite on a throwaway PostgreSQL, with mergepath.device forced to
-# cpu and left at auto.  About 5 minutes on 2 cores.  The GPU tests are
+# cpu and left at auto, and checks every SQL example of the README against
+# the output it shows.  About 5 minutes on 2 cores.  The GPU tests are
 # test/gpu-tests.sh, on a GPU host.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -54,5 +55,6 @@ step install $sudo make -s install WERROR=1
 step c-tests c_tests
 step regress-cpu regress installcheck-cpu
 step regress-auto regress installcheck
+step readme-examples pg_virtualenv test/readme_examples.pl README.md
 echo "$passed passed, $failed failed ($((SECONDS - start)) s in all)"
 [ "$failed" -eq 0 ]
