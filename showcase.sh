@@ -14,7 +14,7 @@ echo "building mergepath ..."
 # the build's own note (no nvcc: the CPU backend only) is kept, the compiler lines are not
 make -j"$(nproc)" | grep '^mergepath:' || true
 $sudo make -s install
-run='psql -X -q -f test/showcase.sql && SIZES=${SIZES:-10000,100000,1000000,5000000} test/bench/sql_bench.sh'
+run='psql -X -q <test/showcase.sql && SIZES=${SIZES:-10000,100000,1000000,5000000} test/bench/sql_bench.sh'
 if [ -n "${PGHOST:-}" ] && psql -X -Atc 'SELECT 1' >/dev/null 2>&1; then
 	bash -c "$run"
 else

@@ -1,4 +1,5 @@
 -- mergepath, shown: run by showcase.sh against a throwaway server.
+\set ON_ERROR_STOP 1
 \pset footer off
 -- long values (a GPU's absence explained, a plan line) wrap at 80 columns
 \pset format wrapped
@@ -52,7 +53,7 @@ FROM (SELECT array_agg(amount ORDER BY amount) AS a FROM orders WHERE shop < 3 G
 \set ON_ERROR_STOP 0
 SELECT gpu_merge('{1,5,3}'::int4[], '{2}'::int4[]);
 \set ON_ERROR_STOP 1
-
+\echo
 \echo '== which backend ran, and what the GPU backend sees'
 SET mergepath.device = cpu;
 SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
@@ -66,30 +67,35 @@ SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_gpu;
 RESET mergepath.device;
 \endif
 \echo '== MergepathSort: a plain ORDER BY; the node in the place of PostgreSQL''s Sort'
+-- plans as plain lines, timed as a whole (Execution Time)
+\pset format unaligned
+\pset tuples_only on
 LOAD 'mergepath';
 SET work_mem = '256MB';
 SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE sales AS
 SELECT (random() * 1e6)::int4 AS customer, random() * 100 AS amount FROM generate_series(1, 1000000);
 ANALYZE sales;
-EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
 SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
 \echo '== the same query with PostgreSQL''s own Sort (mergepath.enable_sort = off)'
 SET mergepath.enable_sort = off;
-EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
 SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
 RESET mergepath.enable_sort;
 \echo '== MergepathJoin: a plain equi-join; the node in the place of a Hash Join'
 CREATE TEMP TABLE customers AS
 SELECT i AS customer, 'customer ' || i AS name FROM generate_series(1, 1000000) i;
 ANALYZE customers;
-EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
 SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
 \echo '== the same join with PostgreSQL''s own plan (mergepath.enable_join = off)'
 SET mergepath.enable_join = off;
-EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF)
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
 SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
 RESET mergepath.enable_join;
+\pset format wrapped
+\pset tuples_only off
 \echo
 \echo '== timings: gpu_merge and the set operations beside PostgreSQL, at the array'
 \echo '   sizes of the environment variable SIZES (comma-separated elements a side)'
