@@ -2,10 +2,15 @@
 # Installs what building and testing mergepath needs on Debian 12, if it is
 # missing: PostgreSQL 15 (server, client, PGXS headers; intarray comes with
 # the server), make and gcc.  The CUDA toolkit is optional: with nvcc under
-# /usr/local/cuda (or on PATH) the CUDA backend is built too.
+# /usr/local/cuda (or on PATH) the CUDA backend is built too, and nvcc needs
+# g++ as its host compiler.
 set -euo pipefail
+pkgs=(postgresql-15 postgresql-client-15 postgresql-server-dev-15 make gcc)
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] || command -v nvcc >/dev/null; then
+	pkgs+=(g++)
+fi
 need=()
-for pkg in postgresql-15 postgresql-client-15 postgresql-server-dev-15 make gcc; do
+for pkg in "${pkgs[@]}"; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -50,7 +50,7 @@ namespace mp
 enum search_out
 {
 	OUT_RANK,					/* int32: the needle's rank */
-	OUT_RANK_MINUS,				/* int32: the rank less base[j] */
+	OUT_RANK_MINUS,				/* int32: the rank less base[j], 0 below it (unsorted) */
 	OUT_FOUND,					/* uint8: 1 when the haystack holds the needle */
 	OUT_MISSING					/* uint8: 1 when it does not */
 };
@@ -202,8 +202,8 @@ search_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, in
 		/* (total differs from nneedles only on unsorted input) */
 		O			v = j < total ? so[j] : O();
 
-		if (OUT == OUT_RANK_MINUS)
-			v -= base[n0 + j];
+		if (OUT == OUT_RANK_MINUS)		/* a count: never negative, even unsorted */
+			v = v > base[n0 + j] ? v - base[n0 + j] : 0;
 		out[n0 + j] = v;
 	}
 }
@@ -429,7 +429,7 @@ search_sparse(const T *__restrict__ hay, int64_t nh, const T *__restrict__ needl
 	if (OUT == OUT_FOUND || OUT == OUT_MISSING)
 		out[j] = (k < nh && !order<T>::lt(key, hay[k])) == (OUT == OUT_FOUND);
 	else if (OUT == OUT_RANK_MINUS)
-		out[j] = (int32_t) k - base[j];
+		out[j] = (int32_t) k > base[j] ? (int32_t) k - base[j] : 0;
 	else
 		out[j] = (int32_t) k;
 }

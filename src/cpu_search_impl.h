@@ -78,6 +78,20 @@ MP_NAME(gallops) (int64_t nhay, int64_t nneedles)
 }
 
 /*
+ * Where the upper-bound pointer of a count or a join seeks from: with the
+ * check on, where it last stopped, so that it moves over (and checks) every
+ * element the lower-bound pointer does; with it off, not before the lower
+ * bound, so that a count is never negative on unsorted input.  On sorted
+ * input the two are the same place: every element between them is below
+ * the key.
+ */
+static inline int64_t
+MP_NAME(upper_from) (int64_t lo, int64_t hi, bool check)
+{
+	return check || hi > lo ? hi : lo;
+}
+
+/*
  * One instance per kind, so that the kind is a constant in the loop.  For
  * MP_COUNT two pointers go through the haystack: lo for the lower bounds,
  * hi for the upper ones.  hi, which moves over every element lo does, does
@@ -105,8 +119,9 @@ MP_NAME(search_as) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *nee
 		else
 		{
 			lo = MP_NAME(seek) (hay, lo, nh, key, false, gallop, false, &bad);
-			hi = MP_NAME(seek) (hay, hi, nh, key, true, gallop, check, &bad);
-			out[j] = (int32_t) (hi - lo);
+			hi = MP_NAME(seek) (hay, MP_NAME(upper_from) (lo, hi, check), nh, key, true, gallop,
+								check, &bad);
+			out[j] = (int32_t) (hi > lo ? hi - lo : 0);
 		}
 		if ((j & 0xFFFF) == 0xFFFF && poll && poll())
 			return MP_CANCELLED;
@@ -187,8 +202,9 @@ MP_NAME(join_count) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, int64
 		if (check && i > 0)
 			bad |= MP_LT(key, a[i - 1]);
 		lo = MP_NAME(seek) (b, lo, nb, key, false, gallop, false, &bad);
-		hi = MP_NAME(seek) (b, hi, nb, key, true, gallop, check, &bad);
-		pairs += hi - lo;
+		hi = MP_NAME(seek) (b, MP_NAME(upper_from) (lo, hi, check), nb, key, true, gallop, check,
+							&bad);
+		pairs += hi > lo ? hi - lo : 0;
 		if ((i & 0xFFFF) == 0xFFFF && poll && poll())
 			return MP_CANCELLED;
 	}
@@ -198,7 +214,12 @@ MP_NAME(join_count) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, int64
 	return MP_OK;
 }
 
-/* The next pairs after the cursor; inputs already checked by join_count. */
+/*
+ * The next pairs after the cursor; inputs already checked by join_count.
+ * Its pointers move as join_count's did with the check off, which on sorted
+ * input is where they went with it on, so that the pairs are the ones
+ * counted, also on unsorted input with the check off.
+ */
 static int64_t
 MP_NAME(join_next) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, mp_join_cursor *c,
 					int32_t *restrict a_pos, int32_t *restrict b_pos, int64_t cap)
@@ -231,8 +252,8 @@ MP_NAME(join_next) (const MP_T *a, int64_t na, const MP_T *b, int64_t nb, mp_joi
 			break;
 		}
 		c->lo = MP_NAME(seek) (b, c->lo, nb, a[c->i], false, gallop, false, &unused);
-		c->hi = MP_NAME(seek) (b, c->hi > c->lo ? c->hi : c->lo, nb, a[c->i], true, gallop,
-							   false, &unused);
+		c->hi = MP_NAME(seek) (b, MP_NAME(upper_from) (c->lo, c->hi, false), nb, a[c->i], true,
+							   gallop, false, &unused);
 		c->j = c->lo;
 	}
 	return o;
