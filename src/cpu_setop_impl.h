@@ -116,7 +116,8 @@ MP_NAME(setop_linear) (mp_setop op, const MP_T *a, int64_t na, const MP_T *b, in
 
 			if (check)
 			{
-				unsorted |= MP_LT(x, pa) | MP_LT(y, pb);
+				unsorted |= MP_LT(x, pa);
+				unsorted |= MP_LT(y, pb);
 				pa = x;
 				pb = y;
 			}

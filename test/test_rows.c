@@ -114,7 +114,7 @@ run_words_case(const backend *be, int nwords, int word_bytes, const int *bits,
 			switch (shape)
 			{
 				case SHAPE_FEW:
-					v = rnd_below(4) << (bits[w] > 2 ? bits[w] - 2 : 0);
+					v = (uint64_t) rnd_below(4) << (bits[w] > 2 ? bits[w] - 2 : 0);
 					break;
 				case SHAPE_EQUAL:
 					v = 0x5555555555555555ull;
