@@ -5,6 +5,8 @@
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
 #   make check-readme               the README's SQL examples against their outputs
+#   make check-c-sanitized          the C tests of the CPU backend under ASan and UBSan
+#   make check-fuzz                 libFuzzer over the CPU backend (clang), FUZZ_SECONDS
 #   make bench                      kernel-level benchmarks (need nvcc)
 #
 # NVCC= builds the CPU backend alone; CUDA_ARCHS picks the GPU targets.
@@ -43,7 +45,8 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = .build-flags test/test_backends test/bench/bench_merge test/bench/bench_setops \
+EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/fuzz/fuzz_cpu \
+	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
 	test/bench/bench_search test/bench/bench_sort test/bench/bench_cpu cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
@@ -82,6 +85,52 @@ test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(G
 check-c: test/test_backends
 	test/test_backends
 
+# The same tests of the CPU backend built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (no CUDA: the GPU's own checks are
+# compute-sanitizer's, test/gpu-tests.sh); the suites in two processes.
+SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+CPU_SRCS = src/cpu_backend.c src/cpu_rows.c
+test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS) src/gpu_absent.c \
+	src/mergepath.h src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
+	src/cpu_search_impl.h src/cpu_sort_impl.h
+	$(CC) -std=gnu11 $(SAN_FLAGS) $(PG_CFLAGS) -Isrc -o $@ $(TEST_SRCS) $(CPU_SRCS) \
+		src/gpu_absent.c -lm
+
+check-c-sanitized: test/test_backends_san
+	test/test_backends_san --cpu --suite search,rows,merge & a=$$!; \
+	test/test_backends_san --cpu --suite sort,setops & b=$$!; \
+	wait $$a && wait $$b
+
+# libFuzzer over the CPU backend's C API (test/fuzz/fuzz_cpu.c), with ASan
+# and UBSan, from the corpus kept in test/fuzz/corpus.hex (an input a line,
+# in hex), for FUZZ_SECONDS.  make fuzz-corpus folds what a run found into
+# corpus.hex, keeping one input per coverage edge.
+CLANG ?= clang
+FUZZ_SECONDS ?= 60
+test/fuzz/fuzz_cpu: test/fuzz/fuzz_cpu.c test/reference.h $(CPU_SRCS) src/mergepath.h \
+	src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
+	src/cpu_search_impl.h src/cpu_sort_impl.h
+	$(CLANG) -std=gnu11 $(SAN_FLAGS) -fsanitize=fuzzer -Wall -Wextra -Wno-unused-parameter \
+		-Wno-sign-compare -Werror -Isrc -Itest -o $@ test/fuzz/fuzz_cpu.c $(CPU_SRCS) -lm
+
+test/fuzz/corpus: test/fuzz/corpus.hex
+	rm -rf $@ && mkdir -p $@
+	perl -ne 'chomp; open(my $$f, ">", sprintf("$@/%05d", $$.)) or die; print $$f pack("H*", $$_)' $<
+
+check-fuzz: test/fuzz/fuzz_cpu test/fuzz/corpus
+	test/fuzz/fuzz_cpu -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=test/fuzz/ test/fuzz/corpus >test/fuzz/fuzz.log 2>&1; st=$$?; \
+	grep -E '^(INFO: seed|Done|stat::number_of_executed_units|stat::new_units_added)' \
+		test/fuzz/fuzz.log; \
+	[ $$st -eq 0 ] || { tail -40 test/fuzz/fuzz.log; exit 1; }
+
+fuzz-corpus: test/fuzz/fuzz_cpu test/fuzz/corpus
+	rm -rf test/fuzz/corpus.min && mkdir test/fuzz/corpus.min
+	test/fuzz/fuzz_cpu -merge=1 -use_counters=0 test/fuzz/corpus.min test/fuzz/corpus
+	for f in test/fuzz/corpus.min/*; do od -An -v -tx1 "$$f" | tr -d ' \n'; echo; done | \
+		sort >test/fuzz/corpus.hex
+	rm -rf test/fuzz/corpus.min
+
 test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
@@ -97,7 +146,8 @@ installcheck-gpu:
 check-readme:
 	test/readme_examples.pl README.md
 
-.PHONY: check-c check-readme bench installcheck-cpu installcheck-gpu
+.PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme bench installcheck-cpu \
+	installcheck-gpu
 
 test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lm

@@ -339,6 +339,26 @@ mp_gpu_shutdown(void)
 		release_all(false);
 }
 
+extern "C" void
+mp_gpu_trim(size_t keep_bytes)
+{
+	if (!state.ready || state.pool_bytes <= keep_bytes)
+		return;
+	/* every call has synchronized its stream before returning */
+	cudaFree(state.pool);
+	cudaGetLastError();
+	state.pool = nullptr;
+	state.pool_bytes = 0;
+	state.pool_generation++;
+}
+
+extern "C" void
+mp_gpu_release(void)
+{
+	if (state.ready)
+		release_all(true);
+}
+
 extern "C" mp_status
 mp_gpu_describe(mp_gpu_device *dev)
 {

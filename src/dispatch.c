@@ -15,10 +15,21 @@
  * after the backend has returned.  So an error or a cancel never strands
  * device work or buffers; the buffers themselves belong to the process and
  * are reused by its next call.
+ *
+ * What the process holds is bounded: at the end of each piece of GPU work
+ * (mp_gpu_begin .. mp_gpu_end) the device pool is freed when it holds more
+ * than mergepath.gpu_pool_max_mb, and once the process has not used the GPU
+ * for mergepath.gpu_idle_release seconds, everything (context, pinned ring,
+ * pool) and its GPU slot are given back.  An idle backend runs no code of
+ * its own, so that release runs on a thread of this module's: it touches
+ * nothing of PostgreSQL's (only the CUDA runtime, which is thread-safe, and
+ * the slot's lock), blocks every signal, and releases only while no GPU
+ * work is under way (gpu_lock and gpu_holds below).
  */
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +50,24 @@ static int	gpu_slot = -1;
 static int	slot_fd = -1;
 static bool exit_hook_set = false;
 static char gpu_unusable_reason[256];
+
+/*
+ * Shared with the release thread, under gpu_lock: gpu_ready and gpu_slot
+ * above, how many pieces of GPU work are under way (the thread releases
+ * nothing while there is one), when the last one ended, and whether the
+ * thread runs.
+ */
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gpu_wake = PTHREAD_COND_INITIALIZER;
+static int	gpu_holds = 0;
+static struct timespec gpu_last_use;
+static bool reaper_running = false;
+static bool process_exiting = false;
+
+/* The life cycle's figures, for mergepath_info() */
+static int64 context_creations = 0;
+static double last_context_ms = 0;
+static int64 idle_releases = 0;
 
 /* What the last call did, for mergepath_info(). */
 typedef struct mp_last_call
@@ -143,10 +172,100 @@ mark_gpu_unusable(void)
 static void
 gpu_at_exit(int code, Datum arg)
 {
+	pthread_mutex_lock(&gpu_lock);
+	process_exiting = true;
 	if (gpu_ready)
 		mp_gpu_shutdown();
 	gpu_ready = false;
 	give_slot();
+	pthread_mutex_unlock(&gpu_lock);
+}
+
+/*
+ * The release thread: sleeps until the GPU has been idle for
+ * mergepath.gpu_idle_release seconds (as it was when the last piece of work
+ * ended), then gives everything back and ends.  The next GPU call sets the
+ * GPU up again and starts a new thread.
+ */
+static int	idle_release_s;		/* the setting, as gpu work last ended */
+
+static void *
+reaper_main(void *arg)
+{
+	pthread_mutex_lock(&gpu_lock);
+	for (;;)
+	{
+		struct timespec now,
+					deadline;
+
+		if (!gpu_ready || process_exiting)
+			break;
+		if (gpu_holds > 0 || idle_release_s <= 0)
+		{
+			pthread_cond_wait(&gpu_wake, &gpu_lock);
+			continue;
+		}
+		deadline = gpu_last_use;
+		deadline.tv_sec += idle_release_s;
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > deadline.tv_sec ||
+			(now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
+		{
+			mp_gpu_release();
+			gpu_ready = false;
+			give_slot();
+			idle_releases++;
+			break;
+		}
+		pthread_cond_timedwait(&gpu_wake, &gpu_lock, &deadline);
+	}
+	reaper_running = false;
+	pthread_mutex_unlock(&gpu_lock);
+	return NULL;
+}
+
+/* Starts the release thread, with gpu_lock held and every signal blocked
+ * (so that the thread takes none of PostgreSQL's). */
+static void
+start_reaper(void)
+{
+	pthread_t	thread;
+	pthread_attr_t attr;
+
+	if (reaper_running)
+		return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&thread, &attr, reaper_main, NULL) == 0)
+		reaper_running = true;
+	pthread_attr_destroy(&attr);
+}
+
+void
+mp_gpu_begin(void)
+{
+	pthread_mutex_lock(&gpu_lock);
+	gpu_holds++;
+	pthread_mutex_unlock(&gpu_lock);
+}
+
+/*
+ * The end of a piece of GPU work (also on error): when none is left, the
+ * pool is trimmed to mergepath.gpu_pool_max_mb and the idle clock starts.
+ */
+void
+mp_gpu_end(void)
+{
+	pthread_mutex_lock(&gpu_lock);
+	if (gpu_holds > 0 && --gpu_holds == 0)
+	{
+		if (gpu_ready)
+			mp_gpu_trim((size_t) mp_gpu_pool_max_mb << 20);
+		clock_gettime(CLOCK_REALTIME, &gpu_last_use);
+		idle_release_s = mp_gpu_idle_release;
+		pthread_cond_signal(&gpu_wake);
+	}
+	pthread_mutex_unlock(&gpu_lock);
 }
 
 /*
@@ -159,6 +278,7 @@ gpu_acquire(const char **why)
 	sigset_t	all,
 				old;
 	mp_status	st;
+	double		t0;
 
 	if (gpu_ready)
 		return MP_OK;
@@ -179,12 +299,23 @@ gpu_acquire(const char **why)
 	}
 
 	/*
-	 * The CUDA runtime starts threads of its own; they inherit this mask, so
-	 * that PostgreSQL's signals keep going to the backend's own thread.
+	 * The CUDA runtime starts threads of its own, and so does this module
+	 * (the release thread); they inherit this mask, so that PostgreSQL's
+	 * signals keep going to the backend's own thread.
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
+	t0 = mp_now_ms();
 	st = mp_gpu_init();
+	if (st == MP_OK)
+	{
+		last_context_ms = mp_now_ms() - t0;
+		context_creations++;
+		pthread_mutex_lock(&gpu_lock);
+		gpu_ready = true;
+		start_reaper();
+		pthread_mutex_unlock(&gpu_lock);
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	if (st != MP_OK)
@@ -203,7 +334,6 @@ gpu_acquire(const char **why)
 		on_proc_exit(gpu_at_exit, (Datum) 0);
 		exit_hook_set = true;
 	}
-	gpu_ready = true;
 	return MP_OK;
 }
 
@@ -238,6 +368,70 @@ report_gpu_failure(const char *fname, mp_status st, const char *why)
 }
 
 /*
+ * mp_run's GPU part, inside mp_gpu_begin .. mp_gpu_end: true when the GPU ran
+ * the work (its status in *st), false when the CPU is to run it (why in
+ * note).  With mergepath.device = gpu every failure is raised here.
+ */
+static bool
+run_on_gpu(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st, char *note,
+		   size_t note_size)
+{
+	const char *why = NULL;
+
+	if ((*st = gpu_acquire(&why)) != MP_OK)
+	{
+		if (mp_device == MP_DEVICE_GPU)
+			report_gpu_failure(fname, *st, why);
+		snprintf(note, note_size, "GPU unavailable: %s", why);
+		return false;
+	}
+	for (;;)
+	{
+		*st = gpu(ctx, mp_poll, &last_call.gpu);
+		if (*st != MP_CANCELLED)
+			break;
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (*st != MP_OK && *st != MP_UNSORTED)
+	{
+		/* a GPU failure, not bad input.  After an error that may have broken
+		 * the context the backend has torn it down: the next call sets the
+		 * GPU up again (otherwise that is a no-op) */
+		pthread_mutex_lock(&gpu_lock);
+		gpu_ready = false;
+		pthread_mutex_unlock(&gpu_lock);
+		if (*st == MP_NO_DEVICE)
+			mark_gpu_unusable();
+		if (mp_device == MP_DEVICE_GPU)
+			report_gpu_failure(fname, *st, mp_gpu_last_error());
+		snprintf(note, note_size, "fell back to the CPU: %s", mp_gpu_last_error());
+		memset(&last_call.gpu, 0, sizeof(last_call.gpu));
+		return false;
+	}
+	return true;
+}
+
+/* run_on_gpu between mp_gpu_begin and mp_gpu_end, the end also on error */
+static bool
+run_on_gpu_bracketed(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st, char *note,
+					 size_t note_size)
+{
+	volatile bool used = false;
+
+	mp_gpu_begin();
+	PG_TRY();
+	{
+		used = run_on_gpu(fname, ctx, gpu, st, note, note_size);
+	}
+	PG_FINALLY();
+	{
+		mp_gpu_end();
+	}
+	PG_END_TRY();
+	return used;
+}
+
+/*
  * Run n elements' work on the backend the settings choose, with the
  * fallbacks of mergepath.device = auto: cpu(ctx) or gpu(ctx) does it.
  * Returns MP_OK or MP_UNSORTED; every other outcome is raised here.  The run
@@ -250,8 +444,7 @@ mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
 {
 	double		t0 = mp_now_ms();
 	bool		use_gpu;
-	mp_status	st;
-	const char *why = NULL;
+	mp_status	st = MP_OK;
 	char		note[320] = "";
 
 	memset(&last_call, 0, sizeof(last_call));
@@ -272,38 +465,8 @@ mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
 			break;
 	}
 
-	if (use_gpu && (st = gpu_acquire(&why)) != MP_OK)
-	{
-		if (mp_device == MP_DEVICE_GPU)
-			report_gpu_failure(fname, st, why);
-		snprintf(note, sizeof(note), "GPU unavailable: %s", why);
-		use_gpu = false;
-	}
-
 	if (use_gpu)
-	{
-		for (;;)
-		{
-			st = gpu(ctx, mp_poll, &last_call.gpu);
-			if (st != MP_CANCELLED)
-				break;
-			CHECK_FOR_INTERRUPTS();
-		}
-		if (st != MP_OK && st != MP_UNSORTED)
-		{
-			/* a GPU failure, not bad input.  After an error that may have
-			 * broken the context the backend has torn it down: the next
-			 * call sets the GPU up again (otherwise that is a no-op) */
-			gpu_ready = false;
-			if (st == MP_NO_DEVICE)
-				mark_gpu_unusable();
-			if (mp_device == MP_DEVICE_GPU)
-				report_gpu_failure(fname, st, mp_gpu_last_error());
-			snprintf(note, sizeof(note), "fell back to the CPU: %s", mp_gpu_last_error());
-			memset(&last_call.gpu, 0, sizeof(last_call.gpu));
-			use_gpu = false;
-		}
-	}
+		use_gpu = run_on_gpu_bracketed(fname, ctx, gpu, &st, note, sizeof(note));
 	if (!use_gpu)
 	{
 		for (;;)
@@ -447,14 +610,35 @@ slots_in_use(void)
 
 /*
  * The backends as this process sees them, as the members of a JSON object.
- * Sets the GPU up if it is not yet (that is how the devices are found).
+ * Sets the GPU up if it is not yet (that is how the devices are found),
+ * unless mergepath.device is cpu: then only what the process already holds
+ * is described, and no GPU slot is taken.
  */
 void
 mp_describe_backends(StringInfo json)
 {
 	const char *why = NULL;
 	mp_gpu_device dev;
-	mp_status	st = gpu_acquire(&why);
+	mp_status	st;
+	bool		looked = true;
+	bool		held;
+
+	if (mp_device != MP_DEVICE_CPU)
+	{
+		mp_gpu_begin();
+		st = gpu_acquire(&why);
+		if (st == MP_OK)
+			st = mp_gpu_describe(&dev);
+		mp_gpu_end();
+	}
+	else
+	{
+		pthread_mutex_lock(&gpu_lock);
+		looked = gpu_ready;
+		st = looked ? mp_gpu_describe(&dev) : MP_NO_DEVICE;
+		pthread_mutex_unlock(&gpu_lock);
+	}
+	held = looked && st == MP_OK;
 
 	json_str(json, "device_setting", device_setting_name(), true);
 	json_int(json, "gpu_min_elements", mp_gpu_min_elements);
@@ -462,9 +646,10 @@ mp_describe_backends(StringInfo json)
 
 	json_key(json, "gpu", false);
 	appendStringInfoChar(json, '{');
-	if (st == MP_OK)
-		st = mp_gpu_describe(&dev);
-	if (st == MP_OK)
+	if (!looked)
+		json_str(json, "note", "not looked at: mergepath.device is cpu and this backend holds "
+				 "nothing of the GPU", true);
+	else if (st == MP_OK)
 	{
 		char		cc[32];
 
@@ -493,6 +678,19 @@ mp_describe_backends(StringInfo json)
 	appendStringInfo(json, "%d", mp_max_gpu_backends);
 	json_int(json, "in_use", slots_in_use());
 	json_int(json, "this_backend", gpu_slot);
+	appendStringInfoChar(json, '}');
+
+	/* what this process holds of the GPU, and its life cycle */
+	json_key(json, "gpu_held", false);
+	appendStringInfoChar(json, '{');
+	json_bool(json, "context", held, true);
+	json_int(json, "pool_mb", held ? dev.pool_bytes >> 20 : 0);
+	json_int(json, "pinned_kb", held ? dev.pinned_bytes >> 10 : 0);
+	json_int(json, "pool_max_mb", mp_gpu_pool_max_mb);
+	json_int(json, "idle_release_s", mp_gpu_idle_release);
+	json_int(json, "contexts_created", context_creations);
+	json_ms(json, "last_context_ms", last_context_ms);
+	json_int(json, "idle_releases", idle_releases);
 	appendStringInfoChar(json, '}');
 
 	json_key(json, "last_call", false);

@@ -19,6 +19,16 @@ mp_gpu_shutdown(void)
 {
 }
 
+void
+mp_gpu_trim(size_t keep_bytes)
+{
+}
+
+void
+mp_gpu_release(void)
+{
+}
+
 mp_status
 mp_gpu_describe(mp_gpu_device *dev)
 {

@@ -42,24 +42,16 @@ gpu_join_count(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
  * Every (a_pos, b_pos) with a[a_pos] = b[b_pos], in the arrays' own
  * subscripts, ordered by a_pos then b_pos
  */
-PG_FUNCTION_INFO_V1(mergepath_join);
-Datum
-mergepath_join(PG_FUNCTION_ARGS)
+static void
+join_pairs(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	mp_arg		a,
-				b;
+	mp_arg		a = *ap,
+				b = *bp;
 	mp_call		call = {&a, &b};
 	mp_join_cursor cursor;
 	int32	   *a_pos,
 			   *b_pos;
 	double		t0;
-
-	mp_fetch_arg(fcinfo, 0, "a", &a);
-	mp_fetch_arg(fcinfo, 1, "b", &b);
-	InitMaterializedSRF(fcinfo, 0);
-	if (a.n == 0 && b.n == 0)
-		return (Datum) 0;
 
 	call.limit = MP_JOIN_MAX_PAIRS;
 	mp_run_pair("gpu_join", &call, cpu_join_count, gpu_join_count);
@@ -111,5 +103,32 @@ mergepath_join(PG_FUNCTION_ARGS)
 	pfree(a_pos);
 	pfree(b_pos);
 	mp_extend_last_call(mp_now_ms() - t0, NULL);
+}
+
+PG_FUNCTION_INFO_V1(mergepath_join);
+Datum
+mergepath_join(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	mp_arg		a,
+				b;
+
+	mp_fetch_arg(fcinfo, 0, "a", &a);
+	mp_fetch_arg(fcinfo, 1, "b", &b);
+	InitMaterializedSRF(fcinfo, 0);
+	if (a.n == 0 && b.n == 0)
+		return (Datum) 0;
+
+	/* the pairs stay on the GPU from the count until the last is fetched */
+	mp_gpu_begin();
+	PG_TRY();
+	{
+		join_pairs(rsinfo, &a, &b);
+	}
+	PG_FINALLY();
+	{
+		mp_gpu_end();
+	}
+	PG_END_TRY();
 	return (Datum) 0;
 }

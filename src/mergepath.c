@@ -18,6 +18,8 @@ int			mp_device = MP_DEVICE_AUTO;
 int			mp_gpu_min_elements = 60000;
 bool		mp_check_sorted = true;
 int			mp_max_gpu_backends = 8;
+int			mp_gpu_pool_max_mb = 256;
+int			mp_gpu_idle_release = 60;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", MP_DEVICE_AUTO, false},
@@ -58,6 +60,18 @@ _PG_init(void)
 							"The others use the CPU. 0 keeps every process off the GPU.",
 							&mp_max_gpu_backends, 8, 0, 1024,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.gpu_pool_max_mb",
+							"Device memory a backend keeps for its next GPU calls.",
+							"A call that needed more gets it, and frees it when it ends.",
+							&mp_gpu_pool_max_mb, 256, 0, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.gpu_idle_release",
+							"Seconds without a GPU call after which a backend gives back its "
+							"GPU context, memory and GPU slot.",
+							"The next GPU call sets the GPU up again. 0 keeps them until the "
+							"backend exits.",
+							&mp_gpu_idle_release, 60, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.enable_sort",
 							 "Lets MergepathSort take the place of Sort plan nodes.",
 							 "Needs the library loaded when queries are planned "

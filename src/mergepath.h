@@ -259,10 +259,19 @@ typedef struct mp_gpu_timing
  */
 extern mp_status mp_gpu_init(void);
 
-/* Frees every device and pinned buffer and the context. */
+/* Frees every device and pinned buffer, at process exit (the context goes
+ * with the process). */
 extern void mp_gpu_shutdown(void);
 
 extern mp_status mp_gpu_describe(mp_gpu_device *dev);
+
+/* Frees the device pool when it holds more than keep_bytes (the next call
+ * allocates what it needs again); a no-op when the GPU is not set up. */
+extern void mp_gpu_trim(size_t keep_bytes);
+
+/* Gives back everything the process holds of the GPU, the CUDA context
+ * included; the next mp_gpu_init sets it up again. */
+extern void mp_gpu_release(void);
 
 /* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
 extern mp_status mp_gpu_merge(mp_type type, const void *a, int64_t na,

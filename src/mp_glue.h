@@ -26,6 +26,8 @@ extern int	mp_device;
 extern int	mp_gpu_min_elements;
 extern bool mp_check_sorted;
 extern int	mp_max_gpu_backends;
+extern int	mp_gpu_pool_max_mb;
+extern int	mp_gpu_idle_release;
 
 /* A validated one-dimensional array argument without nulls. */
 typedef struct mp_arg
@@ -91,6 +93,14 @@ typedef struct mp_run_report
 extern mp_status mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu,
 						mp_gpu_run gpu, mp_run_report *report);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
+
+/*
+ * Brackets a piece of GPU work that spans several backend calls (mp_run
+ * brackets its own): nothing of the GPU is trimmed or released in between.
+ * mp_gpu_end must run also on error (PG_FINALLY).
+ */
+extern void mp_gpu_begin(void);
+extern void mp_gpu_end(void);
 extern double mp_now_ms(void);
 extern void mp_describe_backends(StringInfo json);
 

@@ -3,8 +3,9 @@
 #   C tests of both backends, compute-sanitizer (memcheck, racecheck,
 #   initcheck, synccheck) over the GPU C tests, pg_regress with the GPU and
 #   the CPU forced (the MergepathSort and MergepathJoin suites among them),
-#   and the GPU life cycle inside a real server (cancels in functions and
-#   in both nodes).
+#   the GPU life cycle inside a real server (cancels in functions and in
+#   both nodes), and what a backend holds of the GPU (the pool's cap, the
+#   release after the idle time, nvidia-smi's view).
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
@@ -94,6 +95,13 @@ lifecycle() {
 	psql -X -f test/gpu_lifecycle.sql mergepath_gpu_tests | tee /dev/stderr | grep -q "lifecycle: PASS"
 }
 
+# What a backend holds of the GPU around a call on 100M elements: the pool
+# kept, capped, and nothing after the idle time; the pool's cost per size.
+memory() {
+	test_db || return 1
+	psql -X -f test/gpu_memory.sql mergepath_gpu_tests
+}
+
 slot_limit() {
 	local PGDATABASE=mergepath_gpu_tests
 	test_db || return 1
@@ -125,6 +133,7 @@ step install make install WERROR=1 PG_CONFIG="$pg_config"	# the build's flags: n
 step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
 step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
 step lifecycle lifecycle
+step memory memory
 step slot-limit slot_limit
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
