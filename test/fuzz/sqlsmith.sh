@@ -60,5 +60,6 @@ if [ -n "$ours" ]; then
 	status=1
 fi
 echo "internal errors (XX000): $(echo -n "$ours" | grep -c .) from mergepath, $theirs in all"
+grep -E '^XX000 ERROR:' "$dir/server.log" | cut -c1-100 | sort | uniq -c | sort -nr | head -5
 [ $status -eq 0 ] && echo "sqlsmith: no crash, no internal error from mergepath"
 exit $status
