@@ -102,6 +102,82 @@ memory() {
 	psql -X -f test/gpu_memory.sql mergepath_gpu_tests
 }
 
+# GPU memory in use on the card, MB
+gpu_used_mb() {
+	nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1
+}
+
+# load_run NAME DEVICE SLOTS: 32 pgbench clients for LOAD_SECONDS mixing
+# every function (test/gpu_load.sql), each result checked against the CPU
+# backend's; the card's memory sampled every second.
+load_run() {
+	local name=$1 device=$2 slots=$3 base peak=0 sampler used
+	psql -X -q -d mergepath_gpu_tests -c "LOAD 'mergepath'" \
+		-c "ALTER SYSTEM SET mergepath.max_gpu_backends = $slots" -c "SELECT pg_reload_conf()" \
+		>/dev/null || return 1
+	sleep 1
+	base=$(gpu_used_mb)
+	( while sleep 1; do gpu_used_mb; done ) >"$log_dir/load-$name.mem" &
+	sampler=$!
+	PGOPTIONS="-c mergepath.device=$device" pgbench -n -c 32 -j 16 -T "${LOAD_SECONDS:-60}" \
+		-f test/gpu_load.pgbench mergepath_gpu_tests >"$log_dir/load-$name.pgbench" 2>&1
+	local st=$?
+	sleep 2
+	kill $sampler
+	used=$(gpu_used_mb)
+	peak=$(sort -n "$log_dir/load-$name.mem" | tail -1)
+	echo "load, $name (mergepath.device = $device, $slots GPU slots): pgbench exit $st"
+	grep -E 'transactions actually processed|failed transactions|tps|aborted' \
+		"$log_dir/load-$name.pgbench" | sed 's/^/    /'
+	echo "    GPU memory MB: $base before, $peak at the peak, $used after"
+	[ "$st" -eq 0 ] && ! grep -q 'aborted' "$log_dir/load-$name.pgbench" &&
+		grep -q 'failed transactions: 0 ' "$log_dir/load-$name.pgbench" &&
+		[ "$used" -le $((base + 64)) ]
+}
+
+# 32 sessions make one GPU call each and stay connected: with
+# mergepath.gpu_idle_release = 12, each holds its context until 12 s after
+# its call, and nothing after that.
+idle_sessions() {
+	local base held released waiting=0 pids=()
+	base=$(gpu_used_mb)
+	for i in $(seq 1 32); do
+		psql -X -q -d mergepath_gpu_tests -c "SET mergepath.device = gpu" \
+			-c "SET mergepath.gpu_idle_release = 12" -c "SELECT load_check(6, 1)" \
+			-c "SELECT pg_sleep(45) AS idle_after_gpu_call" >/dev/null &
+		pids+=($!)
+	done
+	# until every session has made its call (and none has been idle 12 s)
+	for t in $(seq 1 20); do
+		waiting=$(psql -X -At -d mergepath_gpu_tests -c "SELECT count(*) FROM pg_stat_activity
+			WHERE query LIKE '%idle_after_gpu_call%' AND pid <> pg_backend_pid()")
+		[ "$waiting" -ge 32 ] && break
+		sleep 0.5
+	done
+	held=$(gpu_used_mb)
+	sleep 15
+	released=$(gpu_used_mb)
+	local st=0
+	for p in "${pids[@]}"; do wait "$p" || st=1; done
+	echo "idle: 32 sessions, one GPU call each, then connected and idle: GPU memory MB"
+	echo "    $base before, $held once all had made their call ($waiting of 32),"
+	echo "    $released 15 s later (mergepath.gpu_idle_release = 12); exit $st"
+	[ $st -eq 0 ] && [ "$waiting" -ge 32 ] && [ "$held" -gt $((base + 32 * 256)) ] &&
+		[ "$released" -le $((base + 64)) ]
+}
+
+load() {
+	test_db || return 1
+	psql -X -q -d mergepath_gpu_tests -f test/gpu_load.sql || return 1
+	local st=0
+	load_run auto auto 8 || st=1
+	load_run gpu gpu 32 || st=1
+	idle_sessions || st=1
+	psql -X -q -d mergepath_gpu_tests -c "ALTER SYSTEM RESET mergepath.max_gpu_backends" \
+		-c "SELECT pg_reload_conf()" >/dev/null
+	return $st
+}
+
 slot_limit() {
 	local PGDATABASE=mergepath_gpu_tests
 	test_db || return 1
@@ -134,6 +210,7 @@ step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
 step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
 step lifecycle lifecycle
 step memory memory
+step load load
 step slot-limit slot_limit
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
