@@ -45,7 +45,7 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/fuzz/fuzz_cpu \
+EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
 	test/bench/bench_search test/bench/bench_sort test/bench/bench_cpu cuda/*.o
 
@@ -130,6 +130,10 @@ fuzz-corpus: test/fuzz/fuzz_cpu test/fuzz/corpus
 	for f in test/fuzz/corpus.min/*; do od -An -v -tx1 "$$f" | tr -d ' \n'; echo; done | \
 		sort >test/fuzz/corpus.hex
 	rm -rf test/fuzz/corpus.min
+
+# Another process that takes the GPU's memory, for the GPU tests.
+test/gpu_hog: test/gpu_hog.cu
+	$(NVCC) -O2 $(CUDA_ARCHS) -o $@ $<
 
 test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)

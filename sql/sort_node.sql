@@ -258,3 +258,30 @@ SELECT count(*) FROM (SELECT * FROM big ORDER BY k DESC OFFSET 0) s;
 RESET statement_timeout;
 SET work_mem = '64MB';
 SELECT check_sort('SELECT k, pay FROM many_rows(50000) ORDER BY k', 'k');
+
+-- rows kept from a projection, with alignment padding in front of a long
+-- varlena, read again at every rescan into memory that held the last
+-- scan's rows: the padding must read as padding (zeroed), as PostgreSQL's
+-- own tuples have it
+CREATE TEMP TABLE pad_outer AS SELECT g AS i FROM generate_series(1, 6) g;
+CREATE TEMP TABLE pad_rows AS
+SELECT g AS k, (g % 7)::int2 AS s, repeat('x', 127 + g % 37) AS t FROM generate_series(1, 20000) g;
+ANALYZE pad_outer;
+ANALYZE pad_rows;
+SET mergepath.sort_min_rows = 0;
+EXPLAIN (COSTS OFF)
+SELECT o.i, (SELECT sum(length(q.t) * q.s + q.k)
+             FROM (SELECT k, s, t || repeat('y', o.i) AS t FROM pad_rows ORDER BY k + 0 OFFSET 0) q)
+FROM pad_outer o;
+CREATE TEMP TABLE pad_node AS
+SELECT o.i, (SELECT sum(length(q.t) * q.s + q.k)
+             FROM (SELECT k, s, t || repeat('y', o.i) AS t FROM pad_rows ORDER BY k + 0 OFFSET 0) q) AS v
+FROM pad_outer o;
+SET mergepath.enable_sort = off;
+CREATE TEMP TABLE pad_pg AS
+SELECT o.i, (SELECT sum(length(q.t) * q.s + q.k)
+             FROM (SELECT k, s, t || repeat('y', o.i) AS t FROM pad_rows ORDER BY k + 0 OFFSET 0) q) AS v
+FROM pad_outer o;
+RESET mergepath.enable_sort;
+RESET mergepath.sort_min_rows;
+SELECT count(*) AS rescans, bool_and(n.v = p.v) AS same_as_sort FROM pad_node n JOIN pad_pg p USING (i);

@@ -242,7 +242,12 @@ mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
 		hoff = MAXALIGN(hoff);
 		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
 		row = tuple_room(set, blocks, hoff + data_len);
-		memset(row, 0, hoff);
+		/*
+		 * Zeroed whole, as heap_form_minimal_tuple's palloc0 does: a reader
+		 * tells a varlena that starts after alignment padding by the padding
+		 * bytes being zero, and reused memory holds old rows' bytes.
+		 */
+		memset(row, 0, hoff + data_len);
 		row->t_len = hoff + data_len;
 		HeapTupleHeaderSetNatts(row, natts);
 		row->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;

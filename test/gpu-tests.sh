@@ -178,6 +178,85 @@ load() {
 	return $st
 }
 
+# Parallel workers on the GPU at once: four sessions, each a parallel sort
+# (Gather Merge over MergepathSort in the workers) and a parallel
+# gpu_sort_agg, against PostgreSQL's own plan.
+parallel_workers() {
+	local PGDATABASE=mergepath_gpu_tests want st=0 pids=()
+	local q="SELECT (SELECT sum(k::int8 * n) FROM (SELECT k, row_number() OVER () AS n
+	                 FROM (SELECT k FROM par ORDER BY k, p) s) x),
+	                (SELECT hash_array(gpu_sort_agg(k)) FROM par)"
+	local par="SET max_parallel_workers_per_gather = 8; SET parallel_setup_cost = 0;
+		SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET work_mem = '1GB';
+		SET mergepath.sort_min_rows = 0; SET mergepath.device = gpu;"
+	psql -X -q -c "LOAD 'mergepath'" -c "ALTER SYSTEM SET mergepath.max_gpu_backends = 40" \
+		-c "SELECT pg_reload_conf()" \
+		-c "CREATE TABLE par AS SELECT (random() * 2e9 - 1e9)::int4 AS k, g AS p
+		    FROM generate_series(1, 8000000) g" -c "ANALYZE par" >/dev/null || return 1
+	want=$(psql -X -At -c "SET max_parallel_workers_per_gather = 0" -c "SET mergepath.device = cpu" \
+		-c "$q")
+	psql -X -At -c "LOAD 'mergepath'" -c "$par" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, VERBOSE) $q" |
+		grep -E 'Gather|Workers Launched|MergepathSort|Sort Backend|Partial Aggregate' | sort | uniq -c
+	for i in 1 2 3 4; do
+		psql -X -At -c "LOAD 'mergepath'" -c "$par" -c "$q" >"$log_dir/parallel-$i.out" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || st=1; done
+	for i in 1 2 3 4; do
+		echo "parallel session $i: $(cat "$log_dir/parallel-$i.out") (PostgreSQL's plan: $want)"
+		[ "$(cat "$log_dir/parallel-$i.out")" = "$want" ] || st=1
+	done
+	return $st
+}
+
+# SIGKILL of a backend in the middle of a GPU call: the server recovers,
+# the GPU memory and the slot are free, and the next call is right.
+kill_backend() {
+	local PGDATABASE=mergepath_gpu_tests pid used slots answer
+	psql -X -q -c "CREATE TABLE kill_arrays AS
+		SELECT ARRAY(SELECT generate_series(1, 20000000, 2)) AS a,
+		       ARRAY(SELECT generate_series(2, 20000000, 2)) AS b" || return 1
+	psql -X -At -c "SET mergepath.device = gpu" \
+		-c "SELECT sum(cardinality(gpu_merge(a, b))) AS killed_call FROM kill_arrays,
+		    generate_series(1, 100)" >/dev/null 2>&1 &
+	local client=$!
+	for t in $(seq 1 40); do
+		pid=$(psql -X -At -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%killed_call%'
+			AND pid <> pg_backend_pid() AND state = 'active'")
+		[ -n "$pid" ] && break
+		sleep 0.25
+	done
+	sleep 2
+	echo "kill: GPU memory $(gpu_used_mb) MB with backend $pid in its GPU calls; SIGKILL"
+	kill -9 "$pid" || return 1
+	wait $client
+	for t in $(seq 1 120); do
+		pg_isready -q && psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
+		sleep 0.5
+	done
+	sleep 1
+	used=$(gpu_used_mb)
+	slots=$(psql -X -At -c "SET mergepath.device = cpu" -c "SELECT mergepath_info()->'gpu_slots'->>'in_use'")
+	answer=$(psql -X -At -c "SET mergepath.device = gpu" \
+		-c "SELECT gpu_merge(a, b) = ARRAY(SELECT generate_series(1, 20000000)) FROM kill_arrays" \
+		-c "SELECT mergepath_info()->'last_call'->>'backend'" | tr '\n' ' ')
+	echo "kill: after the server's recovery: GPU memory $used MB, GPU slots in use $slots,"
+	echo "    the next call right and its backend: $answer"
+	[ "$used" -le 64 ] && [ "$slots" = 0 ] && [ "$answer" = "t gpu " ]
+}
+
+faults() {
+	test_db || return 1
+	make -s test/gpu_hog || return 1
+	local st=0
+	psql -X -f test/gpu_faults.sql mergepath_gpu_tests | tee /dev/stderr | grep -q "faults: PASS" || st=1
+	parallel_workers || st=1
+	kill_backend || st=1
+	psql -X -q -d mergepath_gpu_tests -c "ALTER SYSTEM RESET mergepath.max_gpu_backends" \
+		-c "SELECT pg_reload_conf()" >/dev/null
+	return $st
+}
+
 slot_limit() {
 	local PGDATABASE=mergepath_gpu_tests
 	test_db || return 1
@@ -211,6 +290,7 @@ step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
 step lifecycle lifecycle
 step memory memory
 step load load
+step faults faults
 step slot-limit slot_limit
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -38,7 +38,7 @@ psql -X -q -d fuzz -f test/fuzz/sqlsmith_tables.sql >/dev/null || exit 1
 echo "sqlsmith for $secs s, seed $seed"
 # every query is printed before it runs; only the counts are kept
 timeout "$secs" sqlsmith --target="host=$dir port=$port user=postgres dbname=fuzz" \
-	--seed="$seed" --dump-all-queries 2>"$dir/sqlsmith.err" |
+	--seed="$seed" --dump-all-queries 2>"$dir/sqlsmith.err" | tee "$dir/queries.sql" |
 	awk -v RS=';\n' '{ n++ } /gpu_|mergepath/ { m++ }
 		END { printf "%d queries, %d of them calling a mergepath function\n", n, m }'
 
@@ -61,5 +61,12 @@ if [ -n "$ours" ]; then
 fi
 echo "internal errors (XX000): $(echo -n "$ours" | grep -c .) from mergepath, $theirs in all"
 grep -E '^XX000 ERROR:' "$dir/server.log" | cut -c1-100 | sort | uniq -c | sort -nr | head -5
-[ $status -eq 0 ] && echo "sqlsmith: no crash, no internal error from mergepath"
+if [ $status -eq 0 ]; then
+	echo "sqlsmith: no crash, no internal error from mergepath"
+else
+	cp "$dir/server.log" /tmp/mergepath-sqlsmith-server.log
+	cp "$dir/queries.sql" /tmp/mergepath-sqlsmith-queries.sql
+	echo "the server's log and the queries: /tmp/mergepath-sqlsmith-{server.log,queries.sql}" \
+		"(seed $seed)"
+fi
 exit $status
