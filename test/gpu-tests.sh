@@ -193,12 +193,12 @@ parallel_workers() {
 		-c "SELECT pg_reload_conf()" \
 		-c "CREATE TABLE par AS SELECT (random() * 2e9 - 1e9)::int4 AS k, g AS p
 		    FROM generate_series(1, 8000000) g" -c "ANALYZE par" >/dev/null || return 1
-	want=$(psql -X -At -c "SET max_parallel_workers_per_gather = 0" -c "SET mergepath.device = cpu" \
+	want=$(psql -X -q -At -c "SET max_parallel_workers_per_gather = 0" -c "SET mergepath.device = cpu" \
 		-c "$q")
-	psql -X -At -c "LOAD 'mergepath'" -c "$par" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, VERBOSE) $q" |
+	psql -X -q -At -c "LOAD 'mergepath'" -c "$par" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, VERBOSE) $q" |
 		grep -E 'Gather|Workers Launched|MergepathSort|Sort Backend|Partial Aggregate' | sort | uniq -c
 	for i in 1 2 3 4; do
-		psql -X -At -c "LOAD 'mergepath'" -c "$par" -c "$q" >"$log_dir/parallel-$i.out" 2>&1 &
+		psql -X -q -At -c "LOAD 'mergepath'" -c "$par" -c "$q" >"$log_dir/parallel-$i.out" 2>&1 &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p" || st=1; done
@@ -215,7 +215,7 @@ kill_backend() {
 	local PGDATABASE=mergepath_gpu_tests pid used slots answer
 	psql -X -q -c "CREATE TABLE kill_arrays AS
 		SELECT ARRAY(SELECT generate_series(1, 20000000, 2)) AS a,
-		       ARRAY(SELECT generate_series(2, 20000000, 2)) AS b" || return 1
+		       ARRAY(SELECT generate_series(2, 20000000, 2)) AS b" -c "CHECKPOINT" || return 1
 	psql -X -At -c "SET mergepath.device = gpu" \
 		-c "SELECT sum(cardinality(gpu_merge(a, b))) AS killed_call FROM kill_arrays,
 		    generate_series(1, 100)" >/dev/null 2>&1 &
@@ -230,14 +230,15 @@ kill_backend() {
 	echo "kill: GPU memory $(gpu_used_mb) MB with backend $pid in its GPU calls; SIGKILL"
 	kill -9 "$pid" || return 1
 	wait $client
-	for t in $(seq 1 120); do
-		pg_isready -q && psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
+	# (crash recovery replays the WAL since the checkpoint above)
+	for t in $(seq 1 240); do
+		psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
 		sleep 0.5
 	done
 	sleep 1
 	used=$(gpu_used_mb)
-	slots=$(psql -X -At -c "SET mergepath.device = cpu" -c "SELECT mergepath_info()->'gpu_slots'->>'in_use'")
-	answer=$(psql -X -At -c "SET mergepath.device = gpu" \
+	slots=$(psql -X -q -At -c "SET mergepath.device = cpu" -c "SELECT mergepath_info()->'gpu_slots'->>'in_use'")
+	answer=$(psql -X -q -At -c "SET mergepath.device = gpu" \
 		-c "SELECT gpu_merge(a, b) = ARRAY(SELECT generate_series(1, 20000000)) FROM kill_arrays" \
 		-c "SELECT mergepath_info()->'last_call'->>'backend'" | tr '\n' ' ')
 	echo "kill: after the server's recovery: GPU memory $used MB, GPU slots in use $slots,"
