@@ -128,7 +128,55 @@ run_join(const backend *be, mp_type type, gen_kind ga, gen_kind gb, int64_t na, 
 	free(want_b);
 }
 
+/*
+ * With the check off, unsorted input still gives a result of the documented
+ * shape: ranks within [0, n1], counts never negative, semi and anti joins
+ * no longer than a, and exactly the pairs counted, each within both arrays.
+ */
+static void
+check_off_shape(const backend *be, mp_type type, const char *x, int64_t n1, const char *y,
+				int64_t n2, int32_t *out, char *rows)
+{
+	int64_t		nout,
+				npairs = -1;
+	int32_t    *a_pos = NULL,
+			   *b_pos = NULL;
+	bool		ok;
+
+	for (int k = 0; k < 3; k++)
+	{
+		ok = be->search((mp_search) k, type, x, n1, y, n2, out, false, NULL) == MP_OK;
+		for (int64_t j = 0; ok && j < n2; j++)
+			ok = out[j] >= 0 && out[j] <= n1;
+		check(ok, "check off: a rank or count out of [0, n]", kind_names[k], be, type, n1, n2);
+	}
+	for (int anti = 0; anti <= 1; anti++)
+	{
+		nout = -1;
+		check(be->semijoin(anti, type, y, n2, x, n1, rows, &nout, false, NULL) == MP_OK &&
+			  nout >= 0 && nout <= n2,
+			  "check off must return cleanly", anti ? "antijoin" : "semijoin", be, type, n2, n1);
+	}
+	/* y plays a, x plays b */
+	/* (beyond 4M pairs, the count alone) */
+	ok = be->join(type, y, n2, x, n1, (int64_t) 1 << 22, 1000, &npairs, &a_pos, &b_pos, false,
+				  NULL) == MP_OK && npairs >= 0;
+	for (int64_t p = 0; ok && a_pos != NULL && p < npairs; p++)
+		ok = a_pos[p] >= 0 && a_pos[p] < n2 && b_pos[p] >= 0 && b_pos[p] < n1;
+	check(ok, "check off: the join's pairs out of shape", "join", be, type, n2, n1);
+	free(a_pos);
+	free(b_pos);
+}
+
 /* One element out of order in either argument of each function. */
+/* n keys of 0..7 in random order */
+static void
+gen_shuffled(mp_type type, int64_t n, char *out)
+{
+	for (int64_t i = 0; i < n; i++)
+		put(type, out, i, rnd_below(8), (double) rnd_below(8) - 0.5);
+}
+
 static void
 run_unsorted(const backend *be, mp_type type, int64_t n1, int64_t n2, bool in_first)
 {
@@ -167,6 +215,12 @@ run_unsorted(const backend *be, mp_type type, int64_t n1, int64_t n2, bool in_fi
 	check(be->join(type, y, n2, x, n1, INT64_MAX, 1 << 20, &npairs, &a_pos, &b_pos, true,
 				   NULL) == MP_UNSORTED,
 		  "unsorted input not reported", "join", be, type, n2, n1);
+	check_off_shape(be, type, x, n1, y, n2, out, rows);
+
+	/* nothing sorted at all: keys 0..7 in random order, duplicates galore */
+	gen_shuffled(type, n1, x);
+	gen_shuffled(type, n2, y);
+	check_off_shape(be, type, x, n1, y, n2, out, rows);
 	free(x);
 	free(y);
 	free(rows);
@@ -288,6 +342,8 @@ run_search_tests(const backend *be)
 		run_unsorted(be, type, 100000, 20, false);
 		run_unsorted(be, type, 20, 100000, true);
 		run_unsorted(be, type, 2, 2, false);
+		run_unsorted(be, type, 32 * 64, 2, true);	/* galloping / sparse, 32x and more */
+		run_unsorted(be, type, 64 * 1000, 30, false);
 
 		run_cancel(be, type, quick ? 2500000 : 6000000);
 	}
