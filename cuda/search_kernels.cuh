@@ -96,7 +96,7 @@ __device__ __forceinline__ void
 search_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, int64_t b0,
 				int acount, int count, bool has_next, T next_hay,
 				typename search_out_type<OUT>::type *__restrict__ out,
-				const int32_t *base, int *__restrict__ unsorted, T *s)
+				const int32_t *base, int *__restrict__ unsorted, T *s, int64_t nhay)
 {
 	typedef typename search_out_type<OUT>::type O;
 	constexpr int NV = NT * VT;
@@ -202,7 +202,11 @@ search_one_tile(const T *__restrict__ a, const T *__restrict__ b, int64_t a0, in
 		/* (total differs from nneedles only on unsorted input) */
 		O			v = j < total ? so[j] : O();
 
-		if (OUT == OUT_RANK_MINUS)		/* a count: never negative, even unsorted */
+		/* on unsorted input (the check off) a rank is still within [0, nhay]
+		 * and a count never negative */
+		if constexpr (OUT == OUT_RANK || OUT == OUT_RANK_MINUS)
+			v = v < 0 ? 0 : (int64_t) v > nhay ? (O) nhay : v;
+		if constexpr (OUT == OUT_RANK_MINUS)
 			v = v > base[n0 + j] ? v - base[n0 + j] : 0;
 		out[n0 + j] = v;
 	}
@@ -238,11 +242,12 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 	if (t.d1 - t.d0 == NV)
 		search_one_tile<T, NT, VT, NEEDLES_A, OUT, true>(a, b, t.a0, t.b0, (int) (t.a1 - t.a0),
 														 NV, has_next, next_hay, out, base,
-														 unsorted, s);
+														 unsorted, s, NEEDLES_A ? nb : na);
 	else
 		search_one_tile<T, NT, VT, NEEDLES_A, OUT, false>(a, b, t.a0, t.b0, (int) (t.a1 - t.a0),
 														  (int) (t.d1 - t.d0), has_next,
-														  next_hay, out, base, unsorted, s);
+														  next_hay, out, base, unsorted, s,
+														  NEEDLES_A ? nb : na);
 }
 
 /*
