@@ -229,8 +229,23 @@ search_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_
 	if (t.backwards())
 	{
 		/* only on unsorted input (see merge_tile) */
-		if (unsorted != nullptr && threadIdx.x == 0)
-			*unsorted = 1;
+		if (unsorted != nullptr)
+		{
+			if (threadIdx.x == 0)
+				*unsorted = 1;
+			return;
+		}
+
+		/*
+		 * The check off: the tile's needles still get a result in range, a
+		 * zero rank (count).  Each needle lies in some tile's forward range,
+		 * so none is left unwritten.
+		 */
+		const int64_t n0 = NEEDLES_A ? t.a0 : t.b0;
+		const int64_t n1 = NEEDLES_A ? t.a1 : t.b1;
+
+		for (int64_t j = n0 + threadIdx.x; j < n1; j += NT)
+			out[j] = typename search_out_type<OUT>::type();
 		return;
 	}
 
