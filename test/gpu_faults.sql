@@ -10,13 +10,7 @@
 \set ON_ERROR_STOP 1
 \pset footer off
 SET client_min_messages = warning;
-CREATE FUNCTION pg_temp.expect(ok bool, what text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  IF ok IS NOT TRUE THEN
-    RAISE EXCEPTION 'faults: % fails', what;
-  END IF;
-  RETURN 'ok: ' || what;
-END $$;
+\ir gpu_common.sql
 -- two sides of 50M int4: the merge is 1..100M
 CREATE TEMP TABLE big AS
 SELECT ARRAY(SELECT generate_series(1, 100000000, 2)) AS a,

@@ -16,13 +16,7 @@ BEGIN
     WITH (FORMAT csv);
   RETURN coalesce((SELECT sum(mb) FROM smi WHERE pid = pg_backend_pid()), 0);
 END $$;
-CREATE FUNCTION pg_temp.expect(ok bool, what text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  IF ok IS NOT TRUE THEN
-    RAISE EXCEPTION 'memory test: % fails', what;
-  END IF;
-  RETURN 'ok: ' || what;
-END $$;
+\ir gpu_common.sql
 CREATE TEMP TABLE big AS
 SELECT ARRAY(SELECT generate_series(1, 100000000, 2)) AS a,
        ARRAY(SELECT generate_series(2, 100000000, 2)) AS b;
