@@ -216,6 +216,5 @@ mp_report_unsorted(const char *fname, const mp_arg *a, const mp_arg *b)
 			 errdetail("%s[" INT64_FORMAT "] = %s follows %s[" INT64_FORMAT "] = %s.",
 					   arg->name, arg->lbound + i, mp_element_text(arg, i),
 					   arg->name, arg->lbound + i - 1, mp_element_text(arg, i - 1)),
-			 errhint("Sort it with ORDER BY, for example array_agg(x ORDER BY x), "
-					 "or turn the check off with mergepath.check_sorted if it is known to be sorted.")));
+			 errhint("Sort it with ORDER BY, for example array_agg(x ORDER BY x).")));
 }
