@@ -14,7 +14,7 @@
 EXTENSION = mergepath
 MODULE_big = mergepath
 DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
-	mergepath--0.3--0.4.sql mergepath--0.4.sql
+	mergepath--0.3--0.4.sql mergepath--0.4--0.5.sql mergepath--0.5.sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
 REGRESS = merge errors setops search sort info sort_node join_node upgrade

@@ -141,6 +141,51 @@ FROM (SELECT 'int4' AS type, got_join(n::int4[], h::int4[]) = ref_join(n::int4[]
       SELECT 'float8', got_join(n, h) = ref_join(n, h) FROM search_fcases WHERE id IN (9, 16)) s
 GROUP BY type ORDER BY type;
 
+-- the outer joins against PostgreSQL's LEFT, RIGHT and FULL JOIN of the
+-- elements with their subscripts, order included: by key, a pair by a_pos
+-- then b_pos, an unmatched row of a before one of b on equal keys ('-' for
+-- NULL); the same cases, empty sides among them
+CREATE FUNCTION ref_outer_join(a anyarray, b anyarray, kind text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $f$
+DECLARE r text;
+BEGIN
+  EXECUTE format($q$
+    WITH l AS MATERIALIZED (SELECT coalesce(array_lower($1, 1), 1) - 1 AS lo_a,
+                                   coalesce(array_lower($2, 1), 1) - 1 AS lo_b)
+    SELECT coalesce(string_agg(coalesce((i + lo_a)::text, '-') || ':' || coalesce((j + lo_b)::text, '-'),
+                               ' ' ORDER BY coalesce(x.v, y.w), i NULLS LAST, j), '')
+    FROM (unnest($1) WITH ORDINALITY x(v, i) %s JOIN unnest($2) WITH ORDINALITY y(w, j)
+          ON x.v = y.w) CROSS JOIN l$q$, kind) INTO r USING a, b;
+  RETURN r;
+END $f$;
+CREATE FUNCTION got_outer_join(a anyarray, b anyarray, kind text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(string_agg(coalesce(a_pos::text, '-') || ':' || coalesce(b_pos::text, '-'),
+                             ' ' ORDER BY ord), '')
+  FROM gpu_join(a, b, kind) WITH ORDINALITY AS g(a_pos, b_pos, ord)
+$$;
+SELECT kind, type, count(*) AS cases, count(*) FILTER (WHERE same) AS same
+FROM unnest('{left,right,full}'::text[]) kind,
+LATERAL (SELECT 'int4' AS type, got_outer_join(n::int4[], h::int4[], kind) = ref_outer_join(n::int4[], h::int4[], kind) AS same
+         FROM search_cases WHERE id IN (1, 2, 3, 4, 6, 8, 10, 12, 13, 16)
+         UNION ALL
+         SELECT 'int8', got_outer_join(n, h, kind) = ref_outer_join(n, h, kind)
+         FROM search_cases WHERE id IN (2, 3, 7, 9, 17)
+         UNION ALL
+         SELECT 'float4', got_outer_join(n::float4[], h::float4[], kind) = ref_outer_join(n::float4[], h::float4[], kind)
+         FROM search_fcases WHERE id IN (1, 4, 5, 7, 12, 13)
+         UNION ALL
+         SELECT 'float8', got_outer_join(n, h, kind) = ref_outer_join(n, h, kind)
+         FROM search_fcases WHERE id IN (2, 3, 9, 16)) s
+GROUP BY kind, type ORDER BY kind, type;
+-- every kind of one small join, subscripts from the arrays' lower bounds,
+-- the kind's case not minded
+SELECT k AS kind, string_agg(coalesce(a_pos::text, '-') || ':' || coalesce(b_pos::text, '-'), ' ' ORDER BY ord) AS rows
+FROM unnest('{inner,left,RIGHT,Full}'::text[]) k,
+     LATERAL gpu_join('[0:5]={1,2,2,4,6,6}'::int4[], '{0,2,3,6,7}'::int4[], k) WITH ORDINALITY g(a_pos, b_pos, ord)
+GROUP BY k ORDER BY k;
+SELECT * FROM gpu_join('{-0,1,NaN}'::float8[], '{0,0,2}', 'full');
+
 -- a key with many partners on both sides: every pair, in order
 SELECT count(*) AS pairs, count(DISTINCT (a_pos, b_pos)) AS distinct_pairs,
        bool_and(a_pos BETWEEN 1 AND 300 AND b_pos BETWEEN 1 AND 7000) AS in_range,
@@ -163,6 +208,8 @@ SELECT gpu_lower_bound(ARRAY(SELECT i FROM generate_series(1, 100000) i) || 5, '
 SELECT gpu_semijoin('{1,2}'::int8[], '{3,2}');
 SELECT gpu_antijoin('{2,1}'::float4[], '{3}');
 SELECT * FROM gpu_join('{1}'::int4[], '{1,3,2}');
+SELECT * FROM gpu_join('{1}'::int4[], '{1}', 'outer');
+\echo :LAST_ERROR_SQLSTATE
 SELECT gpu_count('{text}'::text[], '{b}'::text[]);
 \echo :LAST_ERROR_SQLSTATE
 -- a join past the limit on its result is refused before it is built

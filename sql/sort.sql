@@ -111,6 +111,35 @@ FROM agg_rows GROUP BY grp ORDER BY grp;
 SELECT gpu_sort_agg(i4) IS NULL AS no_rows FROM agg_rows WHERE false;
 SELECT gpu_sort_agg(x) IS NULL AS only_nulls FROM (VALUES (NULL::int8), (NULL)) v(x);
 
+-- gpu_sort_agg(value, key) against array_agg(value ORDER BY key, position)
+-- without the NULL values, for every pair of types: keys with ties, NULL
+-- keys (their values last, in the order they came), float specials; the
+-- values' text (bits) compared, -0 and NaN included
+ALTER TABLE agg_rows ADD COLUMN f4 float4;
+UPDATE agg_rows SET f4 = CASE WHEN pos % 11 = 0 THEN NULL ELSE (f8 / 3)::float4 END;
+CREATE FUNCTION pg_temp.by_key_differs(v text, k text, grouped bool) RETURNS bigint
+LANGUAGE plpgsql AS $f$
+DECLARE bad bigint;
+BEGIN
+  EXECUTE format($q$
+    SELECT count(*) FILTER (WHERE got::text IS DISTINCT FROM want::text)
+    FROM (SELECT gpu_sort_agg(%1$s, %2$s ORDER BY pos) AS got,
+                 array_agg(%1$s ORDER BY %2$s, pos) FILTER (WHERE %1$s IS NOT NULL) AS want
+          FROM agg_rows GROUP BY CASE WHEN %3$L THEN grp END) s$q$, v, k, grouped) INTO bad;
+  RETURN bad;
+END $f$;
+SELECT grouped, count(*) AS type_pairs,
+       sum(pg_temp.by_key_differs(v, k, grouped)) AS differing_results
+FROM unnest('{i4,i8,f4,f8}'::text[]) v, unnest('{i4,i8,f4,f8}'::text[]) k,
+     unnest('{false,true}'::bool[]) grouped
+GROUP BY grouped ORDER BY grouped;
+-- no rows or only NULL values: NULL; only NULL keys: the values as they came
+SELECT gpu_sort_agg(i4, f8) IS NULL AS no_rows FROM agg_rows WHERE false;
+SELECT gpu_sort_agg(x, 1) IS NULL AS only_null_values FROM (VALUES (NULL::int8), (NULL)) v(x);
+SELECT gpu_sort_agg(x, NULL::int4 ORDER BY x DESC) AS only_null_keys FROM (VALUES (1.5::float8), ('-0'), (3)) v(x);
+SELECT gpu_sort_agg(x, k) FROM (VALUES (1, 2.5::float4), (2, NULL), (3, '-Infinity'), (4, 'NaN'), (5, '-0'),
+                                       (6, 0), (NULL, 1), (7, 2.5)) v(x, k);
+
 -- gpu_merge_agg: sorted arrays merged, ties in the order the arrays come
 CREATE TEMP TABLE agg_arrays AS
 SELECT grp, array_agg(f8 ORDER BY f8, pos) AS a, array_agg(i4 ORDER BY i4) AS b
@@ -135,6 +164,16 @@ EXPLAIN (COSTS OFF) SELECT gpu_sort_agg(i8) FROM agg_parallel;
 SELECT gpu_sort_agg(i8)::text = (SELECT array_agg(i8 ORDER BY i8)::text FROM agg_rows WHERE i8 IS NOT NULL) AS parallel_int8_ok,
        gpu_sort_agg(f8) = (SELECT array_agg(f8 ORDER BY f8) FROM agg_rows) AS parallel_float8_ok
 FROM agg_parallel;
+-- the two-argument form: keys without ties give one order; NULL keys'
+-- values last, in no set order here
+EXPLAIN (COSTS OFF) SELECT gpu_sort_agg(i4, pos * 2.5) FROM agg_parallel;
+SELECT (SELECT gpu_sort_agg(i4, -pos)::text = (SELECT array_agg(i4 ORDER BY pos DESC)::text FROM agg_rows WHERE i4 IS NOT NULL)
+        FROM agg_parallel) AS parallel_by_key_ok,
+       (SELECT gpu_sort_agg(f8, f8) = (SELECT array_agg(f8 ORDER BY f8) FROM agg_rows) FROM agg_parallel) AS parallel_by_float_key_ok,
+       (SELECT array_agg(x ORDER BY x) FROM unnest(r[cardinality(r) - m + 1:]) x)::text =
+       (SELECT array_agg(i8 ORDER BY i8)::text FROM agg_rows WHERE pos % 3 = 0 AND i8 IS NOT NULL) AS parallel_null_keys_last
+FROM (SELECT gpu_sort_agg(i8, CASE WHEN pos % 3 = 0 THEN NULL ELSE pos END) AS r,
+             count(i8) FILTER (WHERE pos % 3 = 0) AS m FROM agg_parallel) p;
 EXPLAIN (COSTS OFF) SELECT grp, gpu_merge_agg(ARRAY[i4, i4 + 1]) FROM agg_parallel
 WHERE i4 IS NOT NULL GROUP BY grp;
 SELECT bool_and(m::text = r::text) AS parallel_merge_ok
@@ -157,6 +196,7 @@ SELECT gpu_sort('{a,b}'::text[]);
 SELECT gpu_merge_agg(x) FROM (VALUES ('{1,2}'::int4[]), ('{5,4}')) v(x);
 SELECT gpu_merge_agg(x) FROM (VALUES ('{1,NULL}'::int4[])) v(x);
 SELECT gpu_sort_agg(x) FROM (VALUES ('a'::text)) v(x);
+SELECT gpu_sort_agg(x, 'a'::text) FROM (VALUES (1)) v(x);
 -- with the check off, the order is not checked, and unique is defined only
 -- on sorted input: no error, no crash
 SET mergepath.check_sorted = off;

@@ -1,4 +1,4 @@
--- A fresh install of the current version (mergepath--0.4.sql) and an
+-- A fresh install of the current version (mergepath--0.5.sql) and an
 -- install of each earlier version upgraded with ALTER EXTENSION ... UPDATE
 -- must give the same objects: every function and aggregate with its
 -- definition (arguments, result, properties, C symbol), an aggregate's
@@ -50,6 +50,11 @@ CREATE EXTENSION mergepath VERSION '0.3';
 ALTER EXTENSION mergepath UPDATE;
 SELECT extversion, pg_temp.snapshot('0.3 updated') AS objects
 FROM pg_extension WHERE extname = 'mergepath';
+DROP EXTENSION mergepath;
+CREATE EXTENSION mergepath VERSION '0.4';
+ALTER EXTENSION mergepath UPDATE;
+SELECT extversion, pg_temp.snapshot('0.4 updated') AS objects
+FROM pg_extension WHERE extname = 'mergepath';
 -- what an upgraded install lacks or has otherwise, and what it has in
 -- excess: nothing
 SELECT h.how, x.object, 'fresh only' AS found
@@ -69,3 +74,5 @@ SELECT how, count(*) AS objects, count(comment) FILTER (WHERE object LIKE 'funct
 FROM installed GROUP BY how ORDER BY how;
 -- the upgraded install works
 SELECT gpu_merge('{1,3}'::int4[], '{2}'::int4[]), gpu_sort_agg(x) FROM unnest('{3,1,2}'::int8[]) x;
+SELECT gpu_sort_agg(x, -x) FROM unnest('{3,1,2}'::int8[]) x;
+SELECT * FROM gpu_join('{1,3}'::int4[], '{2,3}'::int4[], 'full');

@@ -1,22 +1,27 @@
 /*
  * join.c
- *		gpu_join(a, b): the inner equi-join of two sorted arrays, as the
- *		subscripts of every pair of equal elements.
+ *		gpu_join(a, b, kind): the inner, left, right or full equi-join of two
+ *		sorted arrays, as the subscripts of every pair of equal elements and
+ *		of the outer sides' unmatched elements.
  *
  * A set-returning function in materialize mode: the backend counts the pairs
  * first (and checks the inputs), a result over the limit is refused before
  * anything is allocated for it, and then the pairs go into the tuplestore a
  * piece at a time, from the CPU backend's cursor or from the device, where
  * the GPU backend built them all.  No copy of the whole result is held
- * besides the tuplestore's.
+ * besides the tuplestore's.  The outer kinds need nothing more of the
+ * backends: the pairs, in key order, say which rows are matched, and the
+ * unmatched ones are put between them here.
  */
 #include "postgres.h"
 
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "mp_glue.h"
+#include "mp_order.h"
 
 /* Pairs handed to the tuplestore between two fetches. */
 #define MP_JOIN_PIECE 65536
@@ -38,19 +43,121 @@ gpu_join_count(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 					   call->limit, &call->nout, check_sorted, poll, timing);
 }
 
+/* gpu_join's kinds */
+typedef enum join_kind
+{
+	JOIN_KIND_INNER,
+	JOIN_KIND_LEFT,
+	JOIN_KIND_RIGHT,
+	JOIN_KIND_FULL
+} join_kind;
+
+static const char *const join_kind_names[] = {"inner", "left", "right", "full"};
+
+static join_kind
+parse_join_kind(text *kind)
+{
+	char	   *name = text_to_cstring(kind);
+
+	for (int k = 0; k < lengthof(join_kind_names); k++)
+		if (pg_strcasecmp(name, join_kind_names[k]) == 0)
+			return (join_kind) k;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("gpu_join: unknown join kind \"%s\"", name),
+			 errhint("The kinds are inner, left, right and full.")));
+	pg_unreachable();
+}
+
 /*
- * Every (a_pos, b_pos) with a[a_pos] = b[b_pos], in the arrays' own
- * subscripts, ordered by a_pos then b_pos
+ * Where the rows go: the tuplestore, with each position turned into the
+ * array's own subscript, or NULL for no position (-1).  Outer joins also
+ * compare keys, to put the unmatched rows of both sides in key order.
+ */
+typedef struct join_out
+{
+	ReturnSetInfo *rsinfo;
+	const mp_arg *a;
+	const mp_arg *b;
+	bool		a_unmatched;	/* a's unmatched rows are returned (left, full) */
+	bool		b_unmatched;	/* b's (right, full) */
+} join_out;
+
+static void
+put_row(join_out *o, int64 i, int64 j)
+{
+	Datum		values[2];
+	bool		nulls[2] = {i < 0, j < 0};
+
+	values[0] = Int32GetDatum(i < 0 ? 0 : (int32) (o->a->lbound + i));
+	values[1] = Int32GetDatum(j < 0 ? 0 : (int32) (o->b->lbound + j));
+	tuplestore_putvalues(o->rsinfo->setResult, o->rsinfo->setDesc, values, nulls);
+}
+
+/* Element i of an array as mp_order.h's unsigned key, widened. */
+static inline uint64
+key_at(const mp_arg *x, int64 i)
+{
+	switch (x->type)
+	{
+		case MP_INT4:
+			return mp_key_int4(((const int32 *) x->data)[i]);
+		case MP_INT8:
+			return mp_key_int8(((const int64 *) x->data)[i]);
+		case MP_FLOAT4:
+			return mp_key_float4(((const float4 *) x->data)[i]);
+		case MP_FLOAT8:
+			return mp_key_float8(((const float8 *) x->data)[i]);
+	}
+	pg_unreachable();
+}
+
+/*
+ * The unmatched rows a[i0..i1) and b[j0..j1), those the kind returns, in
+ * key order, a's first on equal keys.
  */
 static void
-join_pairs(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp)
+put_unmatched(join_out *o, int64 i0, int64 i1, int64 j0, int64 j1)
+{
+	if (!o->b_unmatched)
+		j0 = j1;
+	if (!o->a_unmatched)
+		i0 = i1;
+	while (i0 < i1 && j0 < j1)
+	{
+		if (key_at(o->a, i0) <= key_at(o->b, j0))
+			put_row(o, i0++, -1);
+		else
+			put_row(o, -1, j0++);
+	}
+	for (; i0 < i1; i0++)
+		put_row(o, i0, -1);
+	for (; j0 < j1; j0++)
+		put_row(o, -1, j0);
+}
+
+/*
+ * Every row of the join of the kind: the pairs (a_pos, b_pos) with
+ * a[a_pos] = b[b_pos], from the chosen backend, ordered by a_pos then b_pos
+ * (and so by key), and for an outer join the unmatched rows of the outer
+ * sides between them, in key order.  The pairs say which rows are matched:
+ * a row of a is unmatched when no pair names it; a row of b when it lies
+ * before the first partner of the next a row that has one and after the
+ * last partner seen.
+ */
+static void
+join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 {
 	mp_arg		a = *ap,
 				b = *bp;
 	mp_call		call = {&a, &b};
+	join_out	o = {rsinfo, &a, &b, kind == JOIN_KIND_LEFT || kind == JOIN_KIND_FULL,
+	kind == JOIN_KIND_RIGHT || kind == JOIN_KIND_FULL};
 	mp_join_cursor cursor;
 	int32	   *a_pos,
 			   *b_pos;
+	int64		i = 0,			/* a[0..i) and b[0..j) are accounted for */
+				j = 0;
 	double		t0;
 
 	call.limit = MP_JOIN_MAX_PAIRS;
@@ -70,8 +177,6 @@ join_pairs(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp)
 	for (int64 first = 0; first < call.nout;)
 	{
 		int64		n = Min(MP_JOIN_PIECE, call.nout - first);
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
 
 		if (call.used_gpu)
 		{
@@ -93,13 +198,21 @@ join_pairs(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp)
 
 		for (int64 k = 0; k < n; k++)
 		{
-			values[0] = Int32GetDatum((int32) (a.lbound + a_pos[k]));
-			values[1] = Int32GetDatum((int32) (b.lbound + b_pos[k]));
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			if (kind != JOIN_KIND_INNER && a_pos[k] >= i)
+			{
+				/* the first pair of an a row: the unmatched rows before it */
+				put_unmatched(&o, i, a_pos[k], j, Max(j, b_pos[k]));
+				i = a_pos[k] + 1;
+				j = Max(j, b_pos[k]);
+			}
+			put_row(&o, a_pos[k], b_pos[k]);
+			j = Max(j, b_pos[k] + 1);
 		}
 		first += n;
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (kind != JOIN_KIND_INNER)
+		put_unmatched(&o, i, a.n, j, b.n);
 	pfree(a_pos);
 	pfree(b_pos);
 	mp_extend_last_call(mp_now_ms() - t0, NULL);
@@ -110,6 +223,7 @@ Datum
 mergepath_join(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	join_kind	kind = PG_NARGS() > 2 ? parse_join_kind(PG_GETARG_TEXT_PP(2)) : JOIN_KIND_INNER;
 	mp_arg		a,
 				b;
 
@@ -123,7 +237,7 @@ mergepath_join(PG_FUNCTION_ARGS)
 	mp_gpu_begin();
 	PG_TRY();
 	{
-		join_pairs(rsinfo, &a, &b);
+		join_rows(rsinfo, &a, &b, kind);
 	}
 	PG_FINALLY();
 	{
