@@ -6,8 +6,9 @@
 --      planner's choice, MergepathJoin offered (the plan's join is shown),
 --   4. by MergepathJoin on each backend (PostgreSQL's joins off),
 --   5. by gpu_join over each table's keys gathered as a sorted array
---      (array_agg(k ORDER BY k), with the row ids in the same order), the
---      positions it returns mapped back to the rows, on each backend.
+--      (gpu_sort_agg(k), with the row ids in the same order by
+--      gpu_sort_agg(id, k)), the positions it returns mapped back to the
+--      rows, on each backend (the aggregates' sorts too).
 -- With kinds = on, also a left, a full and an anti join of the first table
 -- with a third that holds 7 of each 10 keys, by 1-4.
 -- Every query returns the number of joined rows and a checksum of the
@@ -98,12 +99,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   native text := 'SELECT count(*), sum(t1.id + t2.id) FROM mj1 t1 JOIN mj2 t2 ON t1.k = t2.k';
   by_function text := 'SELECT count(*), sum(a.ids[g.a_pos] + b.ids[g.b_pos])
-    FROM (SELECT array_agg(k ORDER BY k) AS keys, array_agg(id ORDER BY k) AS ids FROM mj1) a,
-         (SELECT array_agg(k ORDER BY k) AS keys, array_agg(id ORDER BY k) AS ids FROM mj2) b,
+    FROM (SELECT gpu_sort_agg(k) AS keys, gpu_sort_agg(id, k) AS ids FROM mj1) a,
+         (SELECT gpu_sort_agg(k) AS keys, gpu_sort_agg(id, k) AS ids FROM mj2) b,
          gpu_join(a.keys, b.keys) g';
   arrays text := 'SELECT cardinality(a.ids) + cardinality(b.ids), 0
-    FROM (SELECT array_agg(k ORDER BY k) AS keys, array_agg(id ORDER BY k) AS ids FROM mj1) a,
-         (SELECT array_agg(k ORDER BY k) AS keys, array_agg(id ORDER BY k) AS ids FROM mj2) b';
+    FROM (SELECT gpu_sort_agg(k) AS keys, gpu_sort_agg(id, k) AS ids FROM mj1) a,
+         (SELECT gpu_sort_agg(k) AS keys, gpu_sort_agg(id, k) AS ids FROM mj2) b';
   c int8;
   s numeric;
   node text;
