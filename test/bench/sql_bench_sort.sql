@@ -6,6 +6,8 @@
 --    array_agg(k ORDER BY k) and plain array_agg(k) (the per-row aggregate
 --    floor), each backend, without and with parallel workers (PostgreSQL 15's
 --    array_agg has no parallel form; gpu_sort_agg has).
+-- 3. The same with a payload: gpu_sort_agg(id, k) beside
+--    array_agg(id ORDER BY k) and array_agg(id).
 -- Median of several runs after a warm-up, in ms.  Run through
 -- test/bench/sql_bench.sh (SIZES applies to part 1; ROWS to part 2).
 \ir sql_bench_common.sql
@@ -32,48 +34,56 @@ SELECT n, cpu AS "gpu_sort cpu", gpu AS "gpu_sort gpu", intarray AS "intarray so
        round(intarray / cpu, 1) AS "intarray / cpu", round(intarray / gpu, 1) AS "intarray / gpu"
 FROM sort_results ORDER BY n;
 
--- part 2: tables of ROWS random keys (a plain table: workers cannot read
--- temp tables)
-CREATE TEMP TABLE agg_results (rows int, workers int, how text, ms numeric);
+-- parts 2 and 3: tables of ROWS random keys and ids (a plain table: workers
+-- cannot read temp tables)
+CREATE TEMP TABLE agg_results (rows int, form text, workers int, how text, ms numeric);
 CREATE TEMP TABLE agg_params AS
 SELECT string_to_array(:'rows', ',')::int[] AS row_counts, :'gpu' = 'on' AS gpu;
+CREATE TEMP TABLE agg_forms (form text, agg text, ordered text, plain text);
+INSERT INTO agg_forms VALUES
+  ('k', 'gpu_sort_agg(k)', 'array_agg(k ORDER BY k)', 'array_agg(k)'),
+  ('id by k', 'gpu_sort_agg(id, k)', 'array_agg(id ORDER BY k)', 'array_agg(id)');
 DO $$
 DECLARE
   nrows int;
+  f record;
   w int;
   reps int;
   q text;
 BEGIN
   FOREACH nrows IN ARRAY (SELECT row_counts FROM agg_params) LOOP
     DROP TABLE IF EXISTS sort_agg_rows;
-    EXECUTE format('CREATE TABLE sort_agg_rows AS SELECT (random() * 2e9 - 1e9)::int4 AS k FROM generate_series(1, %s)', nrows);
+    EXECUTE format('CREATE TABLE sort_agg_rows AS SELECT g AS id, (random() * 2e9 - 1e9)::int4 AS k FROM generate_series(1, %s) g', nrows);
     ANALYZE sort_agg_rows;
     reps := CASE WHEN nrows >= 10000000 THEN 3 ELSE 5 END;
-    FOREACH w IN ARRAY '{0,4}'::int[] LOOP
-      PERFORM set_config('max_parallel_workers_per_gather', w::text, false);
-      PERFORM set_config('parallel_setup_cost', '0', false);
-      PERFORM set_config('min_parallel_table_scan_size', '0', false);
-      q := 'SELECT cardinality(gpu_sort_agg(k)) FROM sort_agg_rows';
-      INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg cpu', pg_temp.on_backend('cpu', q, reps));
-      IF (SELECT gpu FROM agg_params) THEN
-        INSERT INTO agg_results VALUES (nrows, w, 'gpu_sort_agg gpu', pg_temp.on_backend('gpu', q, reps));
-      END IF;
-      IF w = 0 THEN
-        INSERT INTO agg_results VALUES (nrows, w, 'array_agg(k ORDER BY k)',
-          pg_temp.on_backend('', 'SELECT cardinality(array_agg(k ORDER BY k)) FROM sort_agg_rows', reps));
-        INSERT INTO agg_results VALUES (nrows, w, 'array_agg(k)',
-          pg_temp.on_backend('', 'SELECT cardinality(array_agg(k)) FROM sort_agg_rows', reps));
-      END IF;
+    FOR f IN SELECT * FROM agg_forms LOOP
+      FOREACH w IN ARRAY '{0,4}'::int[] LOOP
+        PERFORM set_config('max_parallel_workers_per_gather', w::text, false);
+        PERFORM set_config('parallel_setup_cost', '0', false);
+        PERFORM set_config('min_parallel_table_scan_size', '0', false);
+        q := format('SELECT cardinality(%s) FROM sort_agg_rows', f.agg);
+        INSERT INTO agg_results VALUES (nrows, f.form, w, f.agg || ' cpu', pg_temp.on_backend('cpu', q, reps));
+        IF (SELECT gpu FROM agg_params) THEN
+          INSERT INTO agg_results VALUES (nrows, f.form, w, f.agg || ' gpu', pg_temp.on_backend('gpu', q, reps));
+        END IF;
+        IF w = 0 THEN
+          INSERT INTO agg_results VALUES (nrows, f.form, w, f.ordered,
+            pg_temp.on_backend('', format('SELECT cardinality(%s) FROM sort_agg_rows', f.ordered), reps));
+          INSERT INTO agg_results VALUES (nrows, f.form, w, f.plain,
+            pg_temp.on_backend('', format('SELECT cardinality(%s) FROM sort_agg_rows', f.plain), reps));
+        END IF;
+      END LOOP;
     END LOOP;
   END LOOP;
   DROP TABLE sort_agg_rows;
 END $$;
 
 \echo
-\echo aggregating a table of random int4 keys into one sorted array, ms (median)
-SELECT rows, workers, how, ms,
-       round((SELECT ms FROM agg_results r WHERE r.rows = a.rows AND r.how = 'array_agg(k ORDER BY k)') / ms, 2)
+\echo aggregating a table of random int4 keys (and int4 ids) into one sorted array, ms (median)
+SELECT rows, how, workers, ms,
+       round((SELECT ms FROM agg_results r WHERE r.rows = a.rows AND r.form = a.form AND r.how LIKE '%ORDER BY%') / ms, 2)
          AS "array_agg ORDER BY / this",
-       round(ms / (SELECT ms FROM agg_results r WHERE r.rows = a.rows AND r.how = 'array_agg(k)'), 2)
-         AS "this / array_agg(k)"
-FROM agg_results a ORDER BY rows, how, workers;
+       round(ms / (SELECT ms FROM agg_results r WHERE r.rows = a.rows AND r.form = a.form
+                   AND r.how LIKE 'array_agg(%' AND r.how NOT LIKE '%ORDER BY%'), 2)
+         AS "this / array_agg"
+FROM agg_results a ORDER BY rows, form, how, workers;
