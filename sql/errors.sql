@@ -28,4 +28,4 @@ SELECT gpu_merge(x, x) FROM (SELECT array_fill(0, ARRAY[67108864]) AS x) s;
 \echo :LAST_ERROR_SQLSTATE
 -- bad settings
 SET mergepath.device = 'tpu';
-SET mergepath.gpu_min_elements = -1;
+SET mergepath.gpu_min_elements = -2;

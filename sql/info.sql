@@ -17,7 +17,19 @@ SET mergepath.gpu_min_elements = 1000;
 SELECT gpu_merge('{1}'::float8[], '{2}'::float8[]);
 SELECT mergepath_info()->'last_call'->>'backend' AS backend,
        mergepath_info()->'last_call'->>'note' AS note;
+SELECT mergepath_info()->'gpu_thresholds'->>'merge' AS merge_threshold,
+       mergepath_info()->'gpu_thresholds'->>'unique' AS unique_threshold;
 RESET mergepath.gpu_min_elements;
+-- unset (-1): each operation's own measured threshold, unique never
+SELECT current_setting('mergepath.gpu_min_elements') AS unset;
+SELECT key AS operation, value AS threshold
+FROM jsonb_each(mergepath_info()->'gpu_thresholds') ORDER BY key;
+SELECT gpu_merge('{1}'::float8[], '{2}'::float8[]);
+SELECT mergepath_info()->'last_call'->>'backend' AS backend,
+       mergepath_info()->'last_call'->>'note' AS note;
+SELECT cardinality(gpu_unique(ARRAY(SELECT generate_series(1, 200000))));
+SELECT mergepath_info()->'last_call'->>'backend' AS backend,
+       mergepath_info()->'last_call'->>'note' AS note;
 RESET mergepath.device;
 
 -- GPU timings appear exactly when the GPU ran

@@ -312,7 +312,7 @@ sorted_by_key(const mp_agg_state *state)
 	if (n > 0)
 	{
 		run.perm = palloc_extended((Size) n * sizeof(uint32), MCXT_ALLOC_HUGE);
-		(void) mp_run("gpu_sort_agg", n, &run, by_key_on_cpu, by_key_on_gpu, NULL);
+		(void) mp_run("gpu_sort_agg", MP_OP_SORT_BY_KEY_AGG, n, &run, by_key_on_cpu, by_key_on_gpu, NULL);
 		if (elsize == 4)
 			for (int64 k = 0; k < n; k++)
 				((uint32 *) out)[k] = ((const uint32 *) state->values.data)[run.perm[k]];
@@ -347,7 +347,9 @@ mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 	all.data = state->values.data;
 	all.n = state->values.n;
 	all.lbound = 1;
-	PG_RETURN_ARRAYTYPE_P(mp_sorted_array(agg_name(state), &all));
+	PG_RETURN_ARRAYTYPE_P(mp_sorted_array(agg_name(state),
+										state->kind == AGG_MERGE ? MP_OP_MERGE_AGG : MP_OP_SORT_AGG,
+										&all));
 }
 
 /* The columns of a state, each with its element's size. */

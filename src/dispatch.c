@@ -432,6 +432,40 @@ run_on_gpu_bracketed(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st
 }
 
 /*
+ * Where mergepath.device = auto starts to use the GPU, operation by
+ * operation: the crossovers test/bench/crossover.sql measured on the H200
+ * host (test/bench/NOTES.md, "Per-operation crossovers"), in input elements
+ * (rows for the aggregates): the smallest size from which the GPU was faster
+ * at every larger size.  -1: never, the CPU was faster at every size
+ * measured.  The nodes keep the single threshold measured before (the sort
+ * node's crossover).  mergepath.gpu_min_elements, when set, overrides all.
+ */
+static const struct
+{
+	const char *name;
+	int			min_elements;
+}			op_thresholds[MP_N_OPS] = {
+	[MP_OP_MERGE] = {"merge", 100000},
+	[MP_OP_SETOP] = {"setops", 20000},
+	[MP_OP_SEARCH] = {"search", 20000},
+	[MP_OP_SEMIJOIN] = {"semijoin", 20000},
+	[MP_OP_JOIN] = {"join", 10000},
+	[MP_OP_SORT] = {"sort", 20000},
+	[MP_OP_UNIQUE] = {"unique", -1},
+	[MP_OP_SORT_AGG] = {"sort_agg", 20000},
+	[MP_OP_SORT_BY_KEY_AGG] = {"sort_agg_by_key", 20000},
+	[MP_OP_MERGE_AGG] = {"merge_agg", 20000},
+	[MP_OP_NODES] = {"nodes", 60000},
+};
+
+/* The threshold in force for op: -1 for never. */
+int
+mp_gpu_threshold(mp_op op)
+{
+	return mp_gpu_min_elements >= 0 ? mp_gpu_min_elements : op_thresholds[op].min_elements;
+}
+
+/*
  * Run n elements' work on the backend the settings choose, with the
  * fallbacks of mergepath.device = auto: cpu(ctx) or gpu(ctx) does it.
  * Returns MP_OK or MP_UNSORTED; every other outcome is raised here.  The run
@@ -439,7 +473,7 @@ run_on_gpu_bracketed(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st
  * which backend ran it and why.
  */
 mp_status
-mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
+mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
 	   mp_run_report *report)
 {
 	double		t0 = mp_now_ms();
@@ -459,10 +493,22 @@ mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_run gpu,
 			use_gpu = true;
 			break;
 		default:
-			use_gpu = n >= mp_gpu_min_elements;
-			if (!use_gpu)
-				strlcpy(note, "below mergepath.gpu_min_elements", sizeof(note));
-			break;
+			{
+				int			threshold = mp_gpu_threshold(op);
+
+				use_gpu = threshold >= 0 && n >= threshold;
+				if (use_gpu)
+					;
+				else if (mp_gpu_min_elements >= 0)
+					strlcpy(note, "below mergepath.gpu_min_elements", sizeof(note));
+				else if (threshold < 0)
+					snprintf(note, sizeof(note),
+							 "the CPU is faster at every size for %s", op_thresholds[op].name);
+				else
+					snprintf(note, sizeof(note), "below the GPU threshold of %s (%d elements)",
+							 op_thresholds[op].name, threshold);
+				break;
+			}
 	}
 
 	if (use_gpu)
@@ -527,12 +573,12 @@ pair_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
  * the settings choose.
  */
 void
-mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
+mp_run_pair(const char *fname, mp_op op, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu)
 {
 	pair_run	run = {call, cpu, gpu};
 	mp_run_report report;
 
-	if (mp_run(fname, call->a->n + (call->b ? call->b->n : 0), &run, pair_on_cpu, pair_on_gpu,
+	if (mp_run(fname, op, call->a->n + (call->b ? call->b->n : 0), &run, pair_on_cpu, pair_on_gpu,
 			   &report) == MP_UNSORTED)
 		mp_report_unsorted(fname, call->a, call->b);
 	call->used_gpu = report.used_gpu;
@@ -642,6 +688,19 @@ mp_describe_backends(StringInfo json)
 
 	json_str(json, "device_setting", device_setting_name(), true);
 	json_int(json, "gpu_min_elements", mp_gpu_min_elements);
+	json_key(json, "gpu_thresholds", false);
+	appendStringInfoChar(json, '{');
+	for (int op = 0; op < MP_N_OPS; op++)
+	{
+		int			threshold = mp_gpu_threshold((mp_op) op);
+
+		json_key(json, op_thresholds[op].name, op == 0);
+		if (threshold < 0)
+			appendStringInfoString(json, "null");
+		else
+			appendStringInfo(json, "%d", threshold);
+	}
+	appendStringInfoChar(json, '}');
 	json_bool(json, "check_sorted", mp_check_sorted, false);
 
 	json_key(json, "gpu", false);

@@ -161,7 +161,7 @@ join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 	double		t0;
 
 	call.limit = MP_JOIN_MAX_PAIRS;
-	mp_run_pair("gpu_join", &call, cpu_join_count, gpu_join_count);
+	mp_run_pair("gpu_join", MP_OP_JOIN, &call, cpu_join_count, gpu_join_count);
 	if (call.nout > MP_JOIN_MAX_PAIRS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

@@ -711,7 +711,7 @@ match_rows(MergepathJoinState *state)
 	note_peak(state);
 	if (state->outer.nkeyed + state->inner.nkeyed > 0)
 	{
-		(void) mp_run("MergepathJoin", state->outer.nkeyed + state->inner.nkeyed, &run,
+		(void) mp_run("MergepathJoin", MP_OP_NODES, state->outer.nkeyed + state->inner.nkeyed, &run,
 					  match_on_cpu, match_on_gpu, &state->run);
 		state->any_gpu |= state->run.used_gpu;
 	}

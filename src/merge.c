@@ -41,7 +41,7 @@ mergepath_merge(PG_FUNCTION_ARGS)
 	if (a.n + b.n > 0)
 	{
 		call.out = ARR_DATA_PTR(result);
-		mp_run_pair("gpu_merge", &call, cpu_merge, gpu_merge);
+		mp_run_pair("gpu_merge", MP_OP_MERGE, &call, cpu_merge, gpu_merge);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -15,7 +15,7 @@
 PG_MODULE_MAGIC;
 
 int			mp_device = MP_DEVICE_AUTO;
-int			mp_gpu_min_elements = 60000;
+int			mp_gpu_min_elements = -1;
 bool		mp_check_sorted = true;
 int			mp_max_gpu_backends = 8;
 int			mp_gpu_pool_max_mb = 256;
@@ -39,15 +39,17 @@ _PG_init(void)
 {
 	DefineCustomEnumVariable("mergepath.device",
 							 "Which backend runs mergepath functions.",
-							 "auto uses the GPU from mergepath.gpu_min_elements input elements on "
-							 "and falls back to the CPU when the GPU cannot run a call; "
+							 "auto uses the GPU from each operation's threshold on (see "
+							 "mergepath.gpu_min_elements) and falls back to the CPU when the GPU "
+							 "cannot run a call; "
 							 "gpu raises an error instead.",
 							 &mp_device, MP_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.gpu_min_elements",
 							"Input elements from which mergepath.device = auto uses the GPU.",
-							NULL,
-							&mp_gpu_min_elements, 60000, 0, INT_MAX,
+							"-1: each operation's own measured crossover, which mergepath_info() "
+							"lists; 0 or more: that many for every operation.",
+							&mp_gpu_min_elements, -1, -1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.check_sorted",
 							 "Check that array arguments are in ascending order.",

@@ -53,8 +53,28 @@ extern void mp_refuse_result(const char *fname, int64 n) pg_attribute_noreturn()
 extern void mp_report_unsorted(const char *fname, const mp_arg *a,
 							   const mp_arg *b) pg_attribute_noreturn();
 
+/*
+ * The operations, each with its own threshold for the GPU under
+ * mergepath.device = auto (dispatch.c).
+ */
+typedef enum mp_op
+{
+	MP_OP_MERGE,
+	MP_OP_SETOP,
+	MP_OP_SEARCH,
+	MP_OP_SEMIJOIN,
+	MP_OP_JOIN,
+	MP_OP_SORT,
+	MP_OP_UNIQUE,
+	MP_OP_SORT_AGG,
+	MP_OP_SORT_BY_KEY_AGG,
+	MP_OP_MERGE_AGG,
+	MP_OP_NODES,
+	MP_N_OPS
+} mp_op;
+
 /* sort.c */
-extern ArrayType *mp_sorted_array(const char *fname, const mp_arg *a);
+extern ArrayType *mp_sorted_array(const char *fname, mp_op op, const mp_arg *a);
 
 /* dispatch.c */
 
@@ -75,7 +95,8 @@ typedef mp_status (*mp_cpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn pol
 typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll,
 								mp_gpu_timing *timing);
 
-extern void mp_run_pair(const char *fname, mp_call *call, mp_cpu_fn cpu, mp_gpu_fn gpu);
+extern void mp_run_pair(const char *fname, mp_op op, mp_call *call, mp_cpu_fn cpu,
+						mp_gpu_fn gpu);
 
 /* Work of any shape for mp_run: ctx is the work's own. */
 typedef mp_status (*mp_cpu_run) (void *ctx, mp_poll_fn poll);
@@ -90,8 +111,9 @@ typedef struct mp_run_report
 	double		total_ms;
 } mp_run_report;
 
-extern mp_status mp_run(const char *fname, int64 n, void *ctx, mp_cpu_run cpu,
+extern mp_status mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu,
 						mp_gpu_run gpu, mp_run_report *report);
+extern int	mp_gpu_threshold(mp_op op);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
 
 /*

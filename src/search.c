@@ -41,7 +41,7 @@ run_search(FunctionCallInfo fcinfo, mp_search kind, const char *fname)
 	if (hay.n + needles.n > 0)
 	{
 		call.out = needles.n > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, &call, cpu_search, gpu_search);
+		mp_run_pair(fname, MP_OP_SEARCH, &call, cpu_search, gpu_search);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);
 }
@@ -101,7 +101,7 @@ run_semijoin(FunctionCallInfo fcinfo, bool anti, const char *fname)
 	if (a.n + b.n > 0)
 	{
 		call.out = a.n > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, &call, cpu_semijoin, gpu_semijoin);
+		mp_run_pair(fname, MP_OP_SEMIJOIN, &call, cpu_semijoin, gpu_semijoin);
 		result = mp_finish_result(result, call.nout);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);

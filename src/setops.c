@@ -56,7 +56,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 	{
 		result = mp_new_result_room(a.elemtype, room, least, fname);
 		call.out = room > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, &call, cpu_setop, gpu_setop);
+		mp_run_pair(fname, MP_OP_SETOP, &call, cpu_setop, gpu_setop);
 		result = mp_finish_result(result, call.nout);
 	}
 	else
@@ -64,7 +64,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 		void	   *scratch = palloc_extended((Size) room * elsize, MCXT_ALLOC_HUGE);
 
 		call.out = scratch;
-		mp_run_pair(fname, &call, cpu_setop, gpu_setop);
+		mp_run_pair(fname, MP_OP_SETOP, &call, cpu_setop, gpu_setop);
 		if (!mp_result_fits(elsize, call.nout))
 			mp_refuse_result(fname, call.nout);
 		result = mp_new_result(a.elemtype, call.nout, fname);

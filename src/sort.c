@@ -32,7 +32,7 @@ gpu_sort(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timin
 
 /* A new array of a's elements in ascending order, on the chosen backend. */
 ArrayType *
-mp_sorted_array(const char *fname, const mp_arg *a)
+mp_sorted_array(const char *fname, mp_op op, const mp_arg *a)
 {
 	mp_call		call = {a, NULL};
 	ArrayType  *result;
@@ -41,7 +41,7 @@ mp_sorted_array(const char *fname, const mp_arg *a)
 		return construct_empty_array(a->elemtype);
 	result = mp_new_result(a->elemtype, a->n, fname);
 	call.out = ARR_DATA_PTR(result);
-	mp_run_pair(fname, &call, cpu_sort, gpu_sort);
+	mp_run_pair(fname, op, &call, cpu_sort, gpu_sort);
 	return result;
 }
 
@@ -53,7 +53,7 @@ mergepath_sort(PG_FUNCTION_ARGS)
 	mp_arg		a;
 
 	mp_fetch_arg(fcinfo, 0, "a", &a);
-	PG_RETURN_ARRAYTYPE_P(mp_sorted_array("gpu_sort", &a));
+	PG_RETURN_ARRAYTYPE_P(mp_sorted_array("gpu_sort", MP_OP_SORT, &a));
 }
 
 static mp_status
@@ -84,6 +84,6 @@ mergepath_unique(PG_FUNCTION_ARGS)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(a.elemtype));
 	result = mp_new_result_room(a.elemtype, a.n, 0, "gpu_unique");
 	call.out = ARR_DATA_PTR(result);
-	mp_run_pair("gpu_unique", &call, cpu_unique, gpu_unique);
+	mp_run_pair("gpu_unique", MP_OP_UNIQUE, &call, cpu_unique, gpu_unique);
 	PG_RETURN_ARRAYTYPE_P(mp_finish_result(result, call.nout));
 }

@@ -554,7 +554,7 @@ sort_input(MergepathSortState *state)
 		state->peak_bytes = 0;
 		note_peak(state);
 
-		(void) mp_run("MergepathSort", state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
+		(void) mp_run("MergepathSort", MP_OP_NODES, state->nrows, &run, rows_on_cpu, rows_on_gpu, &state->run);
 		mp_big_free(&state->big, (void *) run.keys.words);
 		pfree(bits);
 		put_in_order(state);
