@@ -23,7 +23,7 @@
 #include "utils/memutils.h"
 
 #include "mp_glue.h"
-#include "mp_order.h"
+#include "mp_nodes.h"
 
 /*
  * The three aggregates' state: gpu_sort_agg(x), gpu_merge_agg(a) and
@@ -51,7 +51,7 @@ typedef struct mp_agg_state
 	mp_type		type;
 	mp_type		keytype;		/* AGG_SORT_BY_KEY: the keys' type */
 	agg_column	values;			/* the elements (the values) */
-	agg_column	keys;			/* AGG_SORT_BY_KEY: a key a value, as mp_order.h's
+	agg_column	keys;			/* AGG_SORT_BY_KEY: a key a value, as the sort node's
 								 * unsigned keys */
 	agg_column	unkeyed;		/* AGG_SORT_BY_KEY: the values of NULL keys, in
 								 * the order they came */
@@ -153,25 +153,20 @@ store_element(mp_type type, Datum d, void *slot)
 	}
 }
 
-/* A key as its unsigned key (mp_order.h), the width of its type. */
+/* A key as its unsigned key (the nodes' folding), the width of its type. */
 static inline void
 store_key(mp_type type, Datum d, void *slot)
 {
-	switch (type)
-	{
-		case MP_INT4:
-			*(uint32 *) slot = mp_key_int4(DatumGetInt32(d));
-			break;
-		case MP_INT8:
-			*(uint64 *) slot = mp_key_int8(DatumGetInt64(d));
-			break;
-		case MP_FLOAT4:
-			*(uint32 *) slot = mp_key_float4(DatumGetFloat4(d));
-			break;
-		case MP_FLOAT8:
-			*(uint64 *) slot = mp_key_float8(DatumGetFloat8(d));
-			break;
-	}
+	static const mp_key_kind kinds[] = {
+		[MP_INT4] = MP_KEY_INT4, [MP_INT8] = MP_KEY_INT8,
+		[MP_FLOAT4] = MP_KEY_FLOAT4, [MP_FLOAT8] = MP_KEY_FLOAT8
+	};
+	uint64		key = mp_fold_key(kinds[type], d);
+
+	if (mp_type_size(type) == 4)
+		*(uint32 *) slot = (uint32) key;
+	else
+		*(uint64 *) slot = key;
 }
 
 PG_FUNCTION_INFO_V1(mergepath_sort_agg_transfn);
