@@ -31,7 +31,7 @@ GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o
 CPU_OBJS = src/cpu_backend.o src/cpu_rows.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
-	cuda/gpu_sort.o cuda/gpu_rows.o
+	cuda/gpu_sort.o cuda/gpu_rows.o cuda/gpu_runs.o
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
 GPU_OBJS = src/gpu_absent.o
@@ -47,7 +47,7 @@ PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initiali
 	-Wno-sign-compare $(if $(WERROR),-Werror)
 EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
-	test/bench/bench_search test/bench/bench_sort test/bench/bench_cpu cuda/*.o
+	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu cuda/*.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -72,11 +72,11 @@ cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 
 $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
 	src/mp_nodes.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
-	src/cpu_sort_impl.h
+	src/cpu_sort_impl.h src/cpu_kway_impl.h
 
 # C tests: the backends alone, no server.
 TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c \
-	test/test_sort.c test/test_rows.c
+	test/test_sort.c test/test_rows.c test/test_runs.c
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
 	src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
@@ -92,13 +92,13 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 CPU_SRCS = src/cpu_backend.c src/cpu_rows.c
 test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS) src/gpu_absent.c \
 	src/mergepath.h src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
-	src/cpu_search_impl.h src/cpu_sort_impl.h
+	src/cpu_search_impl.h src/cpu_sort_impl.h src/cpu_kway_impl.h
 	$(CC) -std=gnu11 $(SAN_FLAGS) $(PG_CFLAGS) -Isrc -o $@ $(TEST_SRCS) $(CPU_SRCS) \
 		src/gpu_absent.c -lm
 
 check-c-sanitized: test/test_backends_san
 	test/test_backends_san --cpu --suite search,rows,merge & a=$$!; \
-	test/test_backends_san --cpu --suite sort,setops & b=$$!; \
+	test/test_backends_san --cpu --suite sort,setops,runs & b=$$!; \
 	wait $$a && wait $$b
 
 # libFuzzer over the CPU backend's C API (test/fuzz/fuzz_cpu.c), with ASan
@@ -139,7 +139,7 @@ test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
 bench: test/bench/bench_merge test/bench/bench_setops test/bench/bench_search \
-	test/bench/bench_sort test/bench/bench_cpu
+	test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu
 
 installcheck-cpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"

@@ -4,12 +4,13 @@
  *
  * The fallback where there is no GPU or the input is small, and the fast twin
  * of the tests' reference.  Each operation is written once, in
- * cpu_merge_impl.h, cpu_setop_impl.h, cpu_search_impl.h and cpu_sort_impl.h,
- * and instantiated per element type here.
+ * cpu_merge_impl.h, cpu_setop_impl.h, cpu_search_impl.h, cpu_sort_impl.h and
+ * cpu_kway_impl.h, and instantiated per element type here.
  */
 #include "mergepath.h"
 #include "mp_order.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Outputs between two interrupt polls, and merges interleaved in a chunk. */
@@ -24,6 +25,7 @@
 #define MP_U uint32_t
 #define MP_LT mp_lt_int4
 #define MP_KEY mp_key_int4
+#define MP_C uint64_t
 #define MP_NAME(x) x##_int4
 #include "cpu_impl.h"
 
@@ -31,6 +33,7 @@
 #define MP_U uint64_t
 #define MP_LT mp_lt_int8
 #define MP_KEY mp_key_int8
+#define MP_C unsigned __int128
 #define MP_NAME(x) x##_int8
 #include "cpu_impl.h"
 
@@ -38,6 +41,7 @@
 #define MP_U uint32_t
 #define MP_LT mp_lt_float4
 #define MP_KEY mp_key_float4
+#define MP_C uint64_t
 #define MP_NAME(x) x##_float4
 #include "cpu_impl.h"
 
@@ -45,8 +49,31 @@
 #define MP_U uint64_t
 #define MP_LT mp_lt_float8
 #define MP_KEY mp_key_float8
+#define MP_C unsigned __int128
 #define MP_NAME(x) x##_float8
 #include "cpu_impl.h"
+
+/* Unsigned keys (the aggregates' folded sort keys), for the k-way merge */
+#define MP_IDENTITY(x) (x)
+#define MP_T uint32_t
+#define MP_KEY MP_IDENTITY
+#define MP_C uint64_t
+#define MP_NAME(x) x##_u32
+#include "cpu_kway_impl.h"
+#undef MP_T
+#undef MP_KEY
+#undef MP_C
+#undef MP_NAME
+
+#define MP_T uint64_t
+#define MP_KEY MP_IDENTITY
+#define MP_C unsigned __int128
+#define MP_NAME(x) x##_u64
+#include "cpu_kway_impl.h"
+#undef MP_T
+#undef MP_KEY
+#undef MP_C
+#undef MP_NAME
 
 /* Below this many 4-byte elements (twice as many 8-byte ones) the sort
  * merges instead: bench_cpu --sort's crossover, 64 to 128 elements. */
@@ -158,4 +185,25 @@ mp_copy_checked(mp_type type, const void *x, int64_t n, void *out)
 {
 	MP_BY_TYPE(copy_checked, type, x, n, out);
 	return -1;
+}
+
+mp_status
+mp_cpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k, void *out,
+				  mp_poll_fn poll)
+{
+	if (k == 0)
+		return MP_OK;
+	MP_BY_TYPE(kway_merge, type, in, bounds, k, out, NULL, poll);
+	return MP_DEVICE_ERROR;
+}
+
+mp_status
+mp_cpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
+					  uint32_t *perm, mp_poll_fn poll)
+{
+	if (k == 0)
+		return MP_OK;
+	if (word_bytes == 4)
+		return kway_merge_u32(keys, bounds, k, NULL, perm, poll);
+	return kway_merge_u64(keys, bounds, k, NULL, perm, poll);
 }

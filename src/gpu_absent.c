@@ -134,3 +134,21 @@ mp_gpu_last_error(void)
 {
 	return no_cuda;
 }
+
+mp_status
+mp_gpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k, void *out,
+				  mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) type, (void) in, (void) bounds, (void) k, (void) out, (void) poll;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
+					  uint32_t *perm, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) word_bytes, (void) keys, (void) bounds, (void) k, (void) perm, (void) poll;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}

@@ -184,6 +184,24 @@ extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
 							 void *scratch, mp_poll_fn poll);
 
 /*
+ * k-way merge: k ascending runs laid end to end, run r in[bounds[r] ..
+ * bounds[r + 1]) with bounds[0] = 0, merged stably (equal elements in run
+ * order) into out[0 .. bounds[k]).  The runs are not checked: callers check
+ * them as they collect them.
+ */
+extern mp_status mp_cpu_merge_runs(mp_type type, const void *in, const int64_t *bounds,
+								   int64_t k, void *out, mp_poll_fn poll);
+
+/*
+ * The same over runs of unsigned keys of word_bytes (4 or 8) bytes, giving
+ * the permutation: perm[j] is the index in keys of the j-th key merged
+ * (bounds[k] below 2^32).
+ */
+extern mp_status mp_cpu_merge_key_runs(int word_bytes, const void *keys,
+									   const int64_t *bounds, int64_t k, uint32_t *perm,
+									   mp_poll_fn poll);
+
+/*
  * Row sorts, for the executor's sort node: the stable permutation that
  * orders n rows (n below 2^32) by a composite unsigned key of nwords words,
  * word 0 the least significant.  words holds word 0 of every row, then word
@@ -316,6 +334,14 @@ extern mp_status mp_gpu_sort(mp_type type, const void *in, int64_t n, void *out,
 extern mp_status mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out,
 							   int64_t *nout, bool check_sorted, mp_poll_fn poll,
 							   mp_gpu_timing *timing);
+
+/* Same contracts as mp_cpu_merge_runs and mp_cpu_merge_key_runs. */
+extern mp_status mp_gpu_merge_runs(mp_type type, const void *in, const int64_t *bounds,
+								   int64_t k, void *out, mp_poll_fn poll,
+								   mp_gpu_timing *timing);
+extern mp_status mp_gpu_merge_key_runs(int word_bytes, const void *keys,
+									   const int64_t *bounds, int64_t k, uint32_t *perm,
+									   mp_poll_fn poll, mp_gpu_timing *timing);
 
 /* Same contract as mp_cpu_sort_rows, without the scratch. */
 extern mp_status mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,

@@ -4,7 +4,7 @@
  *		operations against reference.h, on random and adversarial inputs, with
  *		the output poisoned before every run.
  *
- *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows]
+ *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
@@ -175,10 +175,29 @@ gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn pol
 	return mp_gpu_sort_rows(keys, n, perm, poll, &timing);
 }
 
+static mp_status
+gpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k, void *out,
+			   mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_merge_runs(type, in, bounds, k, out, poll, &timing);
+}
+
+static mp_status
+gpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
+				   uint32_t *perm, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_merge_key_runs(word_bytes, keys, bounds, k, perm, poll, &timing);
+}
+
 static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop, mp_cpu_search,
-mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique, cpu_sort_rows};
+mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique, cpu_sort_rows, mp_cpu_merge_runs,
+mp_cpu_merge_key_runs};
 static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop, gpu_search, gpu_semijoin,
-gpu_join, gpu_sort, gpu_unique, gpu_sort_rows};
+gpu_join, gpu_sort, gpu_unique, gpu_sort_rows, gpu_merge_runs, gpu_merge_key_runs};
 
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
@@ -363,7 +382,7 @@ poll_countdown(void)
 	return --polls_left < 0;
 }
 
-static const char *suites = "merge,setops,search,sort,rows";
+static const char *suites = "merge,setops,search,sort,rows,runs";
 
 static bool
 suite_selected(const char *name)
@@ -399,6 +418,7 @@ run_backend(const backend *be)
 		{"search", run_search_tests},
 		{"sort", run_sort_tests},
 		{"rows", run_rows_tests},
+		{"runs", run_runs_tests},
 	};
 	int			before = failed;
 
@@ -510,7 +530,7 @@ main(int argc, char **argv)
 			suites = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs]\n",
 					argv[0]);
 			return 2;
 		}

@@ -40,6 +40,10 @@ typedef struct backend
 						   bool check_sorted, mp_poll_fn poll);
 	mp_status	(*sort_rows) (const mp_row_keys *keys, int64_t n, uint32_t *perm,
 							  mp_poll_fn poll);
+	mp_status	(*merge_runs) (mp_type type, const void *in, const int64_t *bounds, int64_t k,
+							   void *out, mp_poll_fn poll);
+	mp_status	(*merge_key_runs) (int word_bytes, const void *keys, const int64_t *bounds,
+								   int64_t k, uint32_t *perm, mp_poll_fn poll);
 } backend;
 
 /* Input shapes.  Each fills n sorted elements. */
@@ -81,5 +85,6 @@ void		run_setop_tests(const backend *be);
 void		run_search_tests(const backend *be);
 void		run_sort_tests(const backend *be);
 void		run_rows_tests(const backend *be);
+void		run_runs_tests(const backend *be);
 
 #endif							/* HARNESS_H */

@@ -1,0 +1,325 @@
+/*
+ * kway_kernels.cuh
+ *		The k-way merge of sorted runs on the device: a tree of pairwise
+ *		Merge Path merges, one level a round.
+ *
+ * The runs lie end to end in one buffer, so merging each run with its
+ * right-hand neighbour leaves every result where its two runs were: after
+ * round r the runs are those of 2^(r+1) original runs, and their bounds are
+ * every 2^(r+1)-th of the original bounds.  Each round is two launches over
+ * all of its pairs at once, however many there are: the host cuts every
+ * pair's output into tiles of NV elements and numbers the tiles of all
+ * pairs one after another (a table of each pair's first tile); a partition
+ * kernel finds each tile's Merge Path split in its pair, and a tile kernel
+ * loads the tile's windows of both runs into shared memory, merges them
+ * there (each thread its own VT outputs, found by its own Merge Path search)
+ * and stores the tile with coalesced writes.  Equal elements take the left
+ * run's first, so each round, and the whole merge, is stable.
+ *
+ * With IDX, every element carries the index it had in the input (from the
+ * position itself in the first round), so the result can be a permutation.
+ * ceil(log2 k) rounds each read and write the data once: the benchmark
+ * (bench_sort --runs) sets this beside a radix sort of the concatenation,
+ * whose passes are one a byte of the key.
+ */
+#ifndef KWAY_KERNELS_CUH
+#define KWAY_KERNELS_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "order.cuh"
+
+namespace mp
+{
+
+/* The runs' order: mp_order.h's for the element types, the plain order of
+ * unsigned keys (the aggregates' folded sort keys). */
+template <typename T>
+struct run_order
+{
+	static __device__ __forceinline__ bool lt(T x, T y) { return order<T>::lt(x, y); }
+};
+
+template <>
+struct run_order<uint32_t>
+{
+	static __device__ __forceinline__ bool lt(uint32_t x, uint32_t y) { return x < y; }
+};
+
+template <>
+struct run_order<uint64_t>
+{
+	static __device__ __forceinline__ bool lt(uint64_t x, uint64_t y) { return x < y; }
+};
+
+template <typename T>
+struct kway_shape
+{
+	static constexpr int NT = 256;
+	/* odd, so that the threads' strided stores into shared memory keep off
+	 * each other's banks */
+	static constexpr int VT = sizeof(T) == 4 ? 7 : 5;
+	static constexpr int NV = NT * VT;
+};
+
+/* One round of the tree, as its kernels see it. */
+struct kway_round
+{
+	const int64_t *bounds;		/* the original runs' bounds, k + 1 of them */
+	int64_t		k;
+	int64_t		width;			/* original runs a side of each pair */
+	const int64_t *tile_first;	/* each pair's first tile; npairs + 1 */
+	int64_t		npairs;
+	int64_t		ntiles;
+};
+
+struct kway_pair
+{
+	int64_t		p;				/* the pair */
+	int64_t		a0;				/* its left run's first element */
+	int64_t		na;
+	int64_t		nb;
+};
+
+/* The pair that tile g belongs to: the last whose first tile is at or
+ * before g (pairs without tiles, being empty, are passed over). */
+__device__ __forceinline__ kway_pair
+kway_pair_of(const kway_round &r, int64_t g)
+{
+	int64_t		lo = 0,
+				hi = r.npairs - 1;
+	kway_pair	q;
+
+	while (lo < hi)
+	{
+		int64_t		mid = (lo + hi + 1) >> 1;
+
+		if (r.tile_first[mid] <= g)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	q.p = lo;
+
+	int64_t		left = 2 * lo * r.width,
+				right = left + r.width,
+				end = right + r.width;
+	int64_t		x0 = r.bounds[left < r.k ? left : r.k],
+				x1 = r.bounds[right < r.k ? right : r.k],
+				x2 = r.bounds[end < r.k ? end : r.k];
+
+	q.a0 = x0;
+	q.na = x1 - x0;
+	q.nb = x2 - x1;
+	return q;
+}
+
+/* Number of a's elements among the first diag outputs of the stable merge. */
+template <typename T, typename PtrA, typename PtrB>
+__device__ __forceinline__ int64_t
+kway_merge_path(PtrA a, int64_t na, PtrB b, int64_t nb, int64_t diag)
+{
+	int64_t		lo = diag > nb ? diag - nb : 0,
+				hi = diag < na ? diag : na;
+
+	while (lo < hi)
+	{
+		int64_t		mid = (lo + hi) >> 1;
+
+		if (!run_order<T>::lt(b[diag - 1 - mid], a[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Every tile's split: parts[g] = a's elements before tile g's first output. */
+template <typename T>
+__global__ void
+kway_partition(const T *__restrict__ src, kway_round r, int64_t *__restrict__ parts)
+{
+	int64_t		g = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (g >= r.ntiles)
+		return;
+
+	kway_pair	q = kway_pair_of(r, g);
+	int64_t		diag = (g - r.tile_first[q.p]) * kway_shape<T>::NV;
+
+	parts[g] = kway_merge_path<T>(src + q.a0, q.na, src + q.a0 + q.na, q.nb, diag);
+}
+
+template <typename T, bool IDX>
+struct kway_smem
+{
+	T			keys[kway_shape<T>::NV];
+	uint32_t	idx[IDX ? kway_shape<T>::NV : 1];
+};
+
+/* One tile of one pair: its windows merged in shared memory. */
+template <typename T, bool IDX>
+__global__ void __launch_bounds__(kway_shape<T>::NT)
+kway_merge_tile(const T *__restrict__ src, const uint32_t *__restrict__ src_idx,
+				T *__restrict__ dst, uint32_t *__restrict__ dst_idx, kway_round r,
+				const int64_t *__restrict__ parts)
+{
+	constexpr int NT = kway_shape<T>::NT;
+	constexpr int VT = kway_shape<T>::VT;
+	constexpr int NV = kway_shape<T>::NV;
+	__shared__ kway_smem<T, IDX> s;
+
+	const int64_t g = blockIdx.x;
+	const kway_pair q = kway_pair_of(r, g);
+	const int64_t first = r.tile_first[q.p];
+	const int64_t d0 = (g - first) * NV;
+	const int64_t d1 = d0 + NV < q.na + q.nb ? d0 + NV : q.na + q.nb;
+	const int64_t i0 = parts[g];
+	const int64_t i1 = g + 1 < r.tile_first[q.p + 1] ? parts[g + 1] : q.na;
+	const int64_t j0 = d0 - i0;
+	const int	la = (int) (i1 - i0);
+	const int	count = (int) (d1 - d0);
+	const T    *a = src + q.a0 + i0;
+	const T    *b = src + q.a0 + q.na + j0;
+
+	for (int e = threadIdx.x; e < count; e += NT)
+		s.keys[e] = e < la ? a[e] : b[e - la];
+	__syncthreads();
+
+	/* this thread's VT outputs: its split of the tile, then a serial merge */
+	const int	lb = count - la;
+	int			diag = threadIdx.x * VT < count ? threadIdx.x * VT : count;
+	int			ia = (int) kway_merge_path<T>(s.keys, la, s.keys + la, lb, diag);
+	int			ib = diag - ia;
+	T			v[VT];
+	int			from[VT];
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		bool		take_b = ib < lb && (ia >= la || run_order<T>::lt(s.keys[la + ib], s.keys[ia]));
+
+		from[i] = take_b ? la + ib : ia;
+		v[i] = s.keys[from[i] < count ? from[i] : 0];
+		ia += !take_b;
+		ib += take_b;
+	}
+	__syncthreads();
+
+	const int	mine = count - diag < VT ? count - diag : VT;
+
+#pragma unroll
+	for (int i = 0; i < VT; i++)
+	{
+		if (i < mine)
+		{
+			s.keys[diag + i] = v[i];
+			if constexpr (IDX)
+			{
+				int64_t		at = from[i] < la ? q.a0 + i0 + from[i]
+					: q.a0 + q.na + j0 + (from[i] - la);
+
+				s.idx[diag + i] = src_idx ? src_idx[at] : (uint32_t) at;
+			}
+		}
+	}
+	__syncthreads();
+
+	T		   *out = dst + q.a0 + d0;
+
+	for (int e = threadIdx.x; e < count; e += NT)
+		out[e] = s.keys[e];
+	if constexpr (IDX)
+	{
+		uint32_t   *out_idx = dst_idx + q.a0 + d0;
+
+		for (int e = threadIdx.x; e < count; e += NT)
+			out_idx[e] = s.idx[e];
+	}
+}
+
+/*
+ * Tiles of the pairs of every round, for the host: tables gets each round's
+ * (npairs + 1)-entry first-tile table one after another, and the function
+ * returns the rounds (ceil(log2 k)) and the most tiles of any round.
+ */
+template <typename T>
+inline int
+kway_plan(const int64_t *bounds, int64_t k, int64_t *tables, int64_t *max_tiles)
+{
+	int			rounds = 0;
+
+	*max_tiles = 0;
+	for (int64_t width = 1; width < k; width *= 2, rounds++)
+	{
+		int64_t		npairs = (k + 2 * width - 1) / (2 * width);
+		int64_t		tiles = 0;
+
+		for (int64_t p = 0; p < npairs; p++)
+		{
+			int64_t		left = 2 * p * width,
+						end = left + 2 * width < k ? left + 2 * width : k;
+
+			tables[p] = tiles;
+			tiles += (bounds[end] - bounds[left] + kway_shape<T>::NV - 1) / kway_shape<T>::NV;
+		}
+		tables[npairs] = tiles;
+		tables += npairs + 1;
+		*max_tiles = tiles > *max_tiles ? tiles : *max_tiles;
+	}
+	return rounds;
+}
+
+/*
+ * The rounds, ping-ponging between buf and alt (and idx, idx_alt with IDX):
+ * *result (and *result_idx) get the buffer that holds the merge.  d_tables
+ * is kway_plan's tables on the device; parts has room for max_tiles.
+ */
+template <typename T, bool IDX>
+inline cudaError_t
+kway_merge_on_device(T *buf, T *alt, uint32_t *idx, uint32_t *idx_alt,
+					 const int64_t *d_bounds, int64_t k, const int64_t *h_tables,
+					 const int64_t *d_tables, int rounds, int64_t *parts, T **result,
+					 uint32_t **result_idx, cudaStream_t stream)
+{
+	int64_t		width = 1;
+	int64_t		offset = 0;
+	const uint32_t *from_idx = nullptr;
+
+	for (int round = 0; round < rounds; round++, width *= 2)
+	{
+		int64_t		npairs = (k + 2 * width - 1) / (2 * width);
+		kway_round	r = {d_bounds, k, width, d_tables + offset, npairs, h_tables[offset + npairs]};
+
+		offset += npairs + 1;
+		if (r.ntiles > 0)
+		{
+			kway_partition<T><<<(unsigned) ((r.ntiles + 127) / 128), 128, 0, stream>>>
+				(buf, r, parts);
+			kway_merge_tile<T, IDX><<<(unsigned) r.ntiles, kway_shape<T>::NT, 0, stream>>>
+				(buf, from_idx, alt, idx, r, parts);
+			if (cudaError_t err = cudaGetLastError())
+				return err;
+		}
+		T		   *t = buf;
+
+		buf = alt;
+		alt = t;
+		if (IDX)
+		{
+			uint32_t   *u = idx;
+
+			from_idx = idx;
+			idx = idx_alt;
+			idx_alt = u;
+		}
+	}
+	*result = buf;
+	*result_idx = IDX ? (uint32_t *) from_idx : nullptr;
+	return cudaSuccess;
+}
+
+}								/* namespace mp */
+
+#endif							/* KWAY_KERNELS_CUH */
