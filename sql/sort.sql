@@ -152,6 +152,51 @@ FROM agg_arrays;
 SELECT gpu_merge_agg(x) FROM (VALUES ('{1,5}'::int8[]), (NULL), ('{}'), ('{2,5,9}')) v(x);
 SELECT gpu_merge_agg(x) IS NULL AS no_rows FROM (VALUES ('{1}'::int4[])) v(x) WHERE false;
 
+-- gpu_merge_agg over k sorted runs, k from 1 to 10^4, of uneven lengths
+-- with empty runs among them, each way of putting runs together
+-- (mergepath.merge_runs): against array_agg(x ORDER BY x, run, position),
+-- compared as text, so that -0 before or after +0 and NaNs' places show
+CREATE TEMP TABLE run_elems AS
+SELECT k, r, p,
+       ((r * 7919 + p * 104729) % 2000 - 1000)::int4 AS i,
+       CASE (r * 31 + p * 17) % 23 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN '0'
+            WHEN 3 THEN '-Infinity' ELSE ((r * 13 + p * 7) % 40) / 4.0 END::float8 AS f
+FROM unnest('{1,2,3,10,100,1000,10000}'::int[]) k,
+     LATERAL generate_series(1, k) r,
+     LATERAL generate_series(1, CASE WHEN r % 4 = 0 THEN 0
+                                     WHEN r = 1 THEN 3000
+                                     ELSE (r * 37) % 17 END) p;
+CREATE TEMP TABLE run_arrays AS
+SELECT k, r, coalesce(array_agg(i ORDER BY i, p) FILTER (WHERE p IS NOT NULL), '{}') AS ia,
+       coalesce(array_agg(f ORDER BY f, p) FILTER (WHERE p IS NOT NULL), '{}') AS fa
+FROM (SELECT k, r FROM unnest('{1,2,3,10,100,1000,10000}'::int[]) k, generate_series(1, k) r) kr
+     LEFT JOIN run_elems e USING (k, r)
+GROUP BY k, r;
+CREATE FUNCTION pg_temp.runs_differ(how text) RETURNS TABLE (k int, elements bigint, differing text[])
+LANGUAGE plpgsql AS $f$
+BEGIN
+  PERFORM set_config('mergepath.merge_runs', how, true);
+  RETURN QUERY
+  SELECT a.k, w.n, array_remove(ARRAY[
+           CASE WHEN a.i IS DISTINCT FROM w.i THEN 'int4' END,
+           CASE WHEN a.i8 IS DISTINCT FROM w.i THEN 'int8' END,
+           CASE WHEN a.f4 IS DISTINCT FROM w.f4 THEN 'float4' END,
+           CASE WHEN a.f IS DISTINCT FROM w.f THEN 'float8' END], NULL)
+  FROM (SELECT ra.k, gpu_merge_agg(ia ORDER BY r)::text AS i,
+               gpu_merge_agg(ia::int8[] ORDER BY r)::text AS i8,
+               gpu_merge_agg(fa::float4[] ORDER BY r)::text AS f4,
+               gpu_merge_agg(fa ORDER BY r)::text AS f
+        FROM run_arrays ra GROUP BY ra.k) a
+  JOIN (SELECT e.k, count(*) AS n, array_agg(e.i ORDER BY e.i, e.r, e.p)::text AS i,
+               array_agg(e.f::float4 ORDER BY e.f::float4, e.r, e.p)::text AS f4,
+               array_agg(e.f ORDER BY e.f, e.r, e.p)::text AS f
+        FROM run_elems e GROUP BY e.k) w ON w.k = a.k;
+END $f$;
+SELECT how, array_agg(k ORDER BY k) AS runs, array_agg(elements ORDER BY k) AS elements,
+       array_agg(k ORDER BY k) FILTER (WHERE differing <> '{}') AS differing
+FROM unnest('{auto,merge,sort}'::text[]) how, LATERAL pg_temp.runs_differ(how)
+GROUP BY how ORDER BY how;
+
 -- parallel aggregation: partial states from the workers, combined
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -181,6 +226,24 @@ FROM (SELECT grp, gpu_merge_agg(ARRAY[i4, i4 + 1]) AS m FROM agg_parallel
       WHERE i4 IS NOT NULL GROUP BY grp) p
 JOIN (SELECT grp, array_agg(x ORDER BY x) AS r
       FROM agg_rows, LATERAL unnest(ARRAY[i4, i4 + 1]) x WHERE i4 IS NOT NULL GROUP BY grp) q USING (grp);
+-- the workers' states, each put in order in its worker, then merged by the
+-- leader or sorted again: the same results each way
+CREATE FUNCTION pg_temp.parallel_ok(how text) RETURNS bool
+LANGUAGE plpgsql AS $f$
+DECLARE ok bool;
+BEGIN
+  PERFORM set_config('mergepath.merge_runs', how, true);
+  SELECT (SELECT gpu_sort_agg(i8)::text FROM agg_parallel) =
+           (SELECT array_agg(i8 ORDER BY i8)::text FROM agg_rows WHERE i8 IS NOT NULL)
+     AND (SELECT gpu_sort_agg(i4, -pos)::text FROM agg_parallel) =
+           (SELECT array_agg(i4 ORDER BY pos DESC)::text FROM agg_rows WHERE i4 IS NOT NULL)
+     AND (SELECT gpu_merge_agg(ARRAY[i8, i8 + 1])::text FROM agg_parallel WHERE i8 IS NOT NULL) =
+           (SELECT array_agg(x ORDER BY x)::text
+            FROM agg_rows, LATERAL unnest(ARRAY[i8, i8 + 1]) x WHERE i8 IS NOT NULL)
+    INTO ok;
+  RETURN ok;
+END $f$;
+SELECT how, pg_temp.parallel_ok(how) FROM unnest('{auto,merge,sort}'::text[]) how;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

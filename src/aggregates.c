@@ -8,13 +8,19 @@
  * context, grown geometrically, so that a row costs an append and nothing
  * is copied per row; gpu_sort_agg(value, key) keeps each key beside its
  * value as mp_order.h's unsigned key.  gpu_merge_agg checks each array as
- * it copies it in.  The final function sorts on the chosen backend,
- * stably: for gpu_merge_agg that is the merge of the arrays, with ties in
- * the order the arrays came; for the two-argument form, the keys' row
- * permutation (the sort node's), by which the values are gathered.
- * Partial states are concatenated by the combine function and travel
- * between parallel workers as bytea, so PostgreSQL's parallel aggregation
- * can use every aggregate.
+ * it copies it in and notes where it ends: its state is a series of sorted
+ * runs.  The final function puts the elements in order on the chosen
+ * backend, stably: the sort of what came unsorted; the k-way merge of
+ * sorted runs (or, where the benchmark finds it faster for that many runs,
+ * the sort of their concatenation: mergepath.merge_runs), ties in the order
+ * the runs came; for the two-argument form, the keys' row permutation (the
+ * sort node's, or the k-way merge's), by which the values are gathered.
+ *
+ * Parallel plans: a worker's partial state leaves it in order (the
+ * serialize function sorts or merges it there, in the worker), so the
+ * leader's combined state is one sorted run a worker and the final function
+ * merges them.  States combined without serialization are concatenated,
+ * runs and all, and stay sorted only when both were.
  */
 #include "postgres.h"
 
@@ -50,14 +56,21 @@ typedef struct mp_agg_state
 	Oid			elemtype;		/* the values' (result's) element type */
 	mp_type		type;
 	mp_type		keytype;		/* AGG_SORT_BY_KEY: the keys' type */
+	bool		sorted;			/* the values (for AGG_SORT_BY_KEY, the keys) are
+								 * the ascending runs that `runs` bounds */
 	agg_column	values;			/* the elements (the values) */
 	agg_column	keys;			/* AGG_SORT_BY_KEY: a key a value, as the sort node's
 								 * unsigned keys */
 	agg_column	unkeyed;		/* AGG_SORT_BY_KEY: the values of NULL keys, in
 								 * the order they came */
+	agg_column	runs;			/* while sorted: where each non-empty run ends, as
+								 * int64 */
 } mp_agg_state;
 
-/* The serialized form's header; the columns follow, values first. */
+/*
+ * The serialized form's header; the columns follow, values first.  What a
+ * serialize function writes is in order: the values (keys) one sorted run.
+ */
 typedef struct mp_agg_wire
 {
 	Oid			elemtype;
@@ -84,7 +97,8 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 }
 
 static mp_agg_state *
-agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type keytype)
+agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type keytype,
+			  bool sorted)
 {
 	mp_agg_state *state = MemoryContextAllocZero(aggcontext, sizeof(mp_agg_state));
 
@@ -92,6 +106,7 @@ agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type key
 	state->elemtype = elemtype;
 	state->type = mp_type_of(elemtype);
 	state->keytype = keytype;
+	state->sorted = sorted;
 	return state;
 }
 
@@ -130,6 +145,14 @@ agg_slot(const mp_agg_state *state, agg_column *col, size_t elsize, MemoryContex
 {
 	return col->n < col->room ? col->data + (Size) col->n * elsize
 		: agg_reserve(state, col, elsize, aggcontext, 1);
+}
+
+/* A sorted run's end, noted. */
+static void
+append_run_end(mp_agg_state *state, MemoryContext aggcontext, int64 end)
+{
+	*(int64 *) agg_slot(state, &state->runs, sizeof(int64), aggcontext) = end;
+	state->runs.n++;
 }
 
 /* A Datum of an element type, stored as its array element. */
@@ -184,7 +207,7 @@ mergepath_sort_agg_transfn(PG_FUNCTION_ARGS)
 	}
 	if (state == NULL)
 		state = agg_state_new(aggcontext, AGG_SORT, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							  MP_INT4);
+							  MP_INT4, false);
 	store_element(state->type, PG_GETARG_DATUM(1),
 				  agg_slot(state, &state->values, mp_type_size(state->type), aggcontext));
 	state->values.n++;
@@ -213,7 +236,7 @@ mergepath_sort_by_key_agg_transfn(PG_FUNCTION_ARGS)
 	if (state == NULL)
 		state = agg_state_new(aggcontext, AGG_SORT_BY_KEY,
 							  get_fn_expr_argtype(fcinfo->flinfo, 1),
-							  mp_type_of(get_fn_expr_argtype(fcinfo->flinfo, 2)));
+							  mp_type_of(get_fn_expr_argtype(fcinfo->flinfo, 2)), false);
 	elsize = mp_type_size(state->type);
 	if (PG_ARGISNULL(2))
 	{
@@ -249,7 +272,7 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 	}
 	mp_fetch_arg(fcinfo, 1, "a", &a);
 	if (state == NULL)
-		state = agg_state_new(aggcontext, AGG_MERGE, a.elemtype, MP_INT4);
+		state = agg_state_new(aggcontext, AGG_MERGE, a.elemtype, MP_INT4, true);
 
 	slot = agg_reserve(state, &state->values, mp_type_size(a.type), aggcontext, a.n);
 	if (mp_check_sorted)
@@ -260,91 +283,189 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 	else if (a.n > 0)
 		memcpy(slot, a.data, (Size) a.n * mp_type_size(a.type));
 	state->values.n += a.n;
+	if (a.n > 0)
+		append_run_end(state, aggcontext, state->values.n);
 	PG_RETURN_POINTER(state);
 }
 
-/* gpu_sort_agg(value, key)'s sort as mp_run's work: the keys' permutation. */
-typedef struct by_key_run
+/*
+ * Whether the k-way merge of k sorted runs of elsize-byte elements beats
+ * sorting their concatenation on a backend: bench_runs on the GPU host, 10M
+ * elements.  The merge costs log2(k) levels (rounds on the GPU) an element,
+ * the radix sort a pass a byte of the key whatever k is.
+ */
+static bool
+merge_beats_sort(bool gpu, size_t elsize, int64 k)
 {
-	mp_row_keys keys;
-	int64		n;
+	if (mp_merge_runs != MP_RUNS_AUTO)
+		return mp_merge_runs == MP_RUNS_MERGE;
+	if (gpu)
+		return k <= (elsize == 4 ? 16 : 256);
+	return k <= (elsize == 4 ? 64 : 512);
+}
+
+/*
+ * A state's elements in order, as mp_run's work: values into out; for
+ * AGG_SORT_BY_KEY, the keys' permutation into perm.
+ */
+typedef struct agg_order
+{
+	const mp_agg_state *state;
+	void	   *out;
 	uint32	   *perm;
-} by_key_run;
+} agg_order;
 
 static mp_status
-by_key_on_cpu(void *ctx, mp_poll_fn poll)
+order_on_cpu(void *ctx, mp_poll_fn poll)
 {
-	by_key_run *run = ctx;
-	void	   *scratch = palloc_extended(mp_cpu_sort_rows_scratch(run->n), MCXT_ALLOC_HUGE);
-	mp_status	st = mp_cpu_sort_rows(&run->keys, run->n, run->perm, scratch, poll);
+	agg_order  *run = ctx;
+	const mp_agg_state *state = run->state;
+	int64		n = state->values.n;
+	const int64 *ends = (const int64 *) state->runs.data;
+	int64		k = state->runs.n;
+	int64	   *bounds;
+	void	   *scratch;
+	mp_status	st;
 
+	if (state->sorted && merge_beats_sort(false, mp_type_size(state->type), k))
+	{
+		bounds = palloc((k + 1) * sizeof(int64));
+		bounds[0] = 0;
+		memcpy(bounds + 1, ends, k * sizeof(int64));
+		st = state->kind == AGG_SORT_BY_KEY
+			? mp_cpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
+									bounds, k, run->perm, poll)
+			: mp_cpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll);
+		pfree(bounds);
+		return st;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
+	{
+		int			bits = (int) mp_type_size(state->keytype) * 8;
+		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
+
+		scratch = palloc_extended(mp_cpu_sort_rows_scratch(n), MCXT_ALLOC_HUGE);
+		st = mp_cpu_sort_rows(&keys, n, run->perm, scratch, poll);
+	}
+	else
+	{
+		scratch = palloc_extended((Size) n * mp_type_size(state->type), MCXT_ALLOC_HUGE);
+		st = mp_cpu_sort(state->type, state->values.data, n, run->out, scratch, poll);
+	}
 	pfree(scratch);
 	return st;
 }
 
 static mp_status
-by_key_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+order_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	by_key_run *run = ctx;
+	agg_order  *run = ctx;
+	const mp_agg_state *state = run->state;
+	int64		n = state->values.n;
+	int64		k = state->runs.n;
 
-	return mp_gpu_sort_rows(&run->keys, run->n, run->perm, poll, timing);
+	if (state->sorted && merge_beats_sort(true, mp_type_size(state->type), k))
+	{
+		int64	   *bounds = palloc((k + 1) * sizeof(int64));
+		mp_status	st;
+
+		bounds[0] = 0;
+		memcpy(bounds + 1, state->runs.data, k * sizeof(int64));
+		st = state->kind == AGG_SORT_BY_KEY
+			? mp_gpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
+									bounds, k, run->perm, poll, timing)
+			: mp_gpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll,
+								timing);
+		pfree(bounds);
+		return st;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
+	{
+		int			bits = (int) mp_type_size(state->keytype) * 8;
+		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
+
+		return mp_gpu_sort_rows(&keys, n, run->perm, poll, timing);
+	}
+	return mp_gpu_sort(state->type, state->values.data, n, run->out, poll, timing);
+}
+
+/* A column gathered by a permutation. */
+static void
+gather(const void *in, size_t elsize, const uint32 *perm, int64 n, void *out)
+{
+	if (elsize == 4)
+		for (int64 j = 0; j < n; j++)
+			((uint32 *) out)[j] = ((const uint32 *) in)[perm[j]];
+	else
+		for (int64 j = 0; j < n; j++)
+			((uint64 *) out)[j] = ((const uint64 *) in)[perm[j]];
 }
 
 /*
- * The values in the stable order of their keys, then those of NULL keys:
- * the keys' permutation from the chosen backend, the values gathered by it.
+ * The state's values (those with keys, for AGG_SORT_BY_KEY) in order into
+ * values_out, and for AGG_SORT_BY_KEY their keys into keys_out unless it is
+ * NULL: copied when they are one sorted run already, else sorted or merged
+ * on the chosen backend.
  */
-static ArrayType *
-sorted_by_key(const mp_agg_state *state)
+static void
+agg_put_in_order(const mp_agg_state *state, void *values_out, void *keys_out)
 {
 	int64		n = state->values.n;
 	size_t		elsize = mp_type_size(state->type);
-	int			bits = (int) mp_type_size(state->keytype) * 8;
-	by_key_run	run = {{1, (int) mp_type_size(state->keytype), &bits, state->keys.data}, n};
-	ArrayType  *result = mp_new_result(state->elemtype, n + state->unkeyed.n, "gpu_sort_agg");
-	char	   *out = ARR_DATA_PTR(result);
+	size_t		keysize = mp_type_size(state->keytype);
+	agg_order	run = {state, values_out, NULL};
 
-	if (n > 0)
+	if (n == 0)
+		return;
+	if (state->sorted && state->runs.n <= 1)
 	{
+		memcpy(values_out, state->values.data, (Size) n * elsize);
+		if (keys_out)
+			memcpy(keys_out, state->keys.data, (Size) n * keysize);
+		return;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
 		run.perm = palloc_extended((Size) n * sizeof(uint32), MCXT_ALLOC_HUGE);
-		(void) mp_run("gpu_sort_agg", MP_OP_SORT_BY_KEY_AGG, n, &run, by_key_on_cpu, by_key_on_gpu, NULL);
-		if (elsize == 4)
-			for (int64 k = 0; k < n; k++)
-				((uint32 *) out)[k] = ((const uint32 *) state->values.data)[run.perm[k]];
-		else
-			for (int64 k = 0; k < n; k++)
-				((uint64 *) out)[k] = ((const uint64 *) state->values.data)[run.perm[k]];
+	(void) mp_run(agg_name(state),
+				  state->kind == AGG_MERGE ? MP_OP_MERGE_AGG
+				  : state->kind == AGG_SORT ? MP_OP_SORT_AGG : MP_OP_SORT_BY_KEY_AGG,
+				  n, &run, order_on_cpu, order_on_gpu, NULL);
+	if (run.perm)
+	{
+		gather(state->values.data, elsize, run.perm, n, values_out);
+		if (keys_out)
+			gather(state->keys.data, keysize, run.perm, n, keys_out);
 		pfree(run.perm);
 	}
-	if (state->unkeyed.n > 0)
-		memcpy(out + (Size) n * elsize, state->unkeyed.data, (Size) state->unkeyed.n * elsize);
-	return result;
 }
 
-/* Every aggregate: the elements held, sorted (NULL when nothing came). */
+/*
+ * Every aggregate: the elements held, in order (NULL when nothing came);
+ * for gpu_sort_agg(value, key), then the values of NULL keys.
+ */
 PG_FUNCTION_INFO_V1(mergepath_agg_finalfn);
 Datum
 mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 {
 	mp_agg_state *state;
-	mp_arg		all;
+	int64		n;
+	ArrayType  *result;
+	size_t		elsize;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	state = (mp_agg_state *) PG_GETARG_POINTER(0);
 	(void) agg_context(fcinfo, agg_name(state));
-	if (state->kind == AGG_SORT_BY_KEY)
-		PG_RETURN_ARRAYTYPE_P(sorted_by_key(state));
-
-	all.name = "state";
-	all.elemtype = state->elemtype;
-	all.type = state->type;
-	all.data = state->values.data;
-	all.n = state->values.n;
-	all.lbound = 1;
-	PG_RETURN_ARRAYTYPE_P(mp_sorted_array(agg_name(state),
-										state->kind == AGG_MERGE ? MP_OP_MERGE_AGG : MP_OP_SORT_AGG,
-										&all));
+	n = state->values.n + state->unkeyed.n;
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(state->elemtype));
+	elsize = mp_type_size(state->type);
+	result = mp_new_result(state->elemtype, n, agg_name(state));
+	agg_put_in_order(state, ARR_DATA_PTR(result), NULL);
+	if (state->unkeyed.n > 0)
+		memcpy(ARR_DATA_PTR(result) + (Size) state->values.n * elsize, state->unkeyed.data,
+			   (Size) state->unkeyed.n * elsize);
+	PG_RETURN_ARRAYTYPE_P(result);
 }
 
 /* The columns of a state, each with its element's size. */
@@ -362,7 +483,10 @@ agg_columns(mp_agg_state *state, agg_column **cols, size_t *sizes)
 	return 3;
 }
 
-/* Two partial states: each column of the second appended to the first's. */
+/*
+ * Two partial states: each column of the second appended to the first's,
+ * and its runs after the first's while both are sorted.
+ */
 PG_FUNCTION_INFO_V1(mergepath_agg_combine);
 Datum
 mergepath_agg_combine(PG_FUNCTION_ARGS)
@@ -374,6 +498,7 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 			   *c2[3];
 	size_t		sizes[3];
 	int			ncols;
+	int64		before;
 
 	if (s2 == NULL)
 	{
@@ -382,7 +507,8 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(s1);
 	}
 	if (s1 == NULL)
-		s1 = agg_state_new(aggcontext, s2->kind, s2->elemtype, s2->keytype);
+		s1 = agg_state_new(aggcontext, s2->kind, s2->elemtype, s2->keytype, true);
+	before = s1->values.n;
 	ncols = agg_columns(s1, c1, sizes);
 	(void) agg_columns(s2, c2, sizes);
 	for (int c = 0; c < ncols; c++)
@@ -393,9 +519,21 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 			   (Size) c2[c]->n * sizes[c]);
 		c1[c]->n += c2[c]->n;
 	}
+	if (s2->values.n == 0)
+		PG_RETURN_POINTER(s1);
+	s1->sorted = (s1->sorted || before == 0) && s2->sorted;
+	if (!s1->sorted)
+		s1->runs.n = 0;
+	else
+		for (int64 r = 0; r < s2->runs.n; r++)
+			append_run_end(s1, aggcontext, before + ((const int64 *) s2->runs.data)[r]);
 	PG_RETURN_POINTER(s1);
 }
 
+/*
+ * A partial state as bytea, put in order on the way (in the parallel worker
+ * that collected it): the leader then has sorted runs to merge.
+ */
 PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
 Datum
 mergepath_agg_serialize(PG_FUNCTION_ARGS)
@@ -424,9 +562,11 @@ mergepath_agg_serialize(PG_FUNCTION_ARGS)
 	head.nunkeyed = state->unkeyed.n;
 	memcpy(VARDATA(wire), &head, sizeof(head));
 	at = VARDATA(wire) + sizeof(head);
+	agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
 	for (int c = 0; c < ncols; c++)
 	{
-		if (cols[c]->n > 0)
+		/* (values and keys are in already) */
+		if (c == 2 && cols[c]->n > 0)
 			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
 		at += (Size) cols[c]->n * sizes[c];
 	}
@@ -455,7 +595,7 @@ mergepath_agg_deserialize(PG_FUNCTION_ARGS)
 		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocSize ||
 		head.nunkeyed > MaxAllocSize)
 		elog(ERROR, "mergepath: malformed aggregate state");
-	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype);
+	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype, true);
 	ncols = agg_columns(state, cols, sizes);
 	cols[0]->n = head.nvalues;
 	if (ncols > 1)
@@ -480,5 +620,7 @@ mergepath_agg_deserialize(PG_FUNCTION_ARGS)
 		}
 		at += len;
 	}
+	if (state->values.n > 0)
+		append_run_end(state, CurrentMemoryContext, state->values.n);
 	PG_RETURN_POINTER(state);
 }

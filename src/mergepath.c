@@ -20,11 +20,19 @@ bool		mp_check_sorted = true;
 int			mp_max_gpu_backends = 8;
 int			mp_gpu_pool_max_mb = 256;
 int			mp_gpu_idle_release = 60;
+int			mp_merge_runs = MP_RUNS_AUTO;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", MP_DEVICE_AUTO, false},
 	{"cpu", MP_DEVICE_CPU, false},
 	{"gpu", MP_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry merge_runs_options[] = {
+	{"auto", MP_RUNS_AUTO, false},
+	{"merge", MP_RUNS_MERGE, false},
+	{"sort", MP_RUNS_SORT, false},
 	{NULL, 0, false}
 };
 
@@ -56,6 +64,14 @@ _PG_init(void)
 							 "The check is part of the merge itself; with it off, unsorted input "
 							 "gives an unspecified result.",
 							 &mp_check_sorted, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("mergepath.merge_runs",
+							 "How the aggregates put sorted runs together.",
+							 "The runs are gpu_merge_agg's arrays and the aggregates' parallel "
+							 "partial states. merge: a k-way merge; sort: a sort of their "
+							 "concatenation; auto: whichever is faster on the backend for that "
+							 "many runs.",
+							 &mp_merge_runs, MP_RUNS_AUTO, merge_runs_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.max_gpu_backends",
 							"How many server processes may hold a GPU context at once.",

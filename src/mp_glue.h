@@ -22,7 +22,16 @@ typedef enum mp_device_setting
 	MP_DEVICE_GPU
 } mp_device_setting;
 
+/* mergepath.merge_runs */
+typedef enum mp_merge_runs_setting
+{
+	MP_RUNS_AUTO,
+	MP_RUNS_MERGE,
+	MP_RUNS_SORT
+} mp_merge_runs_setting;
+
 extern int	mp_device;
+extern int	mp_merge_runs;
 extern int	mp_gpu_min_elements;
 extern bool mp_check_sorted;
 extern int	mp_max_gpu_backends;
