@@ -19,7 +19,8 @@
  * Parallel plans: a worker's partial state leaves it in order (the
  * serialize function sorts or merges it there, in the worker), so the
  * leader's combined state is one sorted run a worker and the final function
- * merges them.  States combined without serialization are concatenated,
+ * merges them (with mergepath.merge_runs = sort, the states travel as they
+ * are and the leader sorts everything).  States combined without serialization are concatenated,
  * runs and all, and stay sorted only when both were.
  */
 #include "postgres.h"
@@ -67,15 +68,13 @@ typedef struct mp_agg_state
 								 * int64 */
 } mp_agg_state;
 
-/*
- * The serialized form's header; the columns follow, values first.  What a
- * serialize function writes is in order: the values (keys) one sorted run.
- */
+/* The serialized form's header; the columns follow, values first. */
 typedef struct mp_agg_wire
 {
 	Oid			elemtype;
 	int32		kind;
 	int32		keytype;
+	int32		sorted;			/* the values (keys) are one sorted run */
 	int64		nvalues;
 	int64		nunkeyed;
 } mp_agg_wire;
@@ -532,7 +531,8 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 
 /*
  * A partial state as bytea, put in order on the way (in the parallel worker
- * that collected it): the leader then has sorted runs to merge.
+ * that collected it), so that the leader has sorted runs to merge; with
+ * mergepath.merge_runs = sort, as it is, for the leader to sort.
  */
 PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
 Datum
@@ -558,15 +558,17 @@ mergepath_agg_serialize(PG_FUNCTION_ARGS)
 	head.elemtype = state->elemtype;
 	head.kind = state->kind;
 	head.keytype = state->keytype;
+	head.sorted = mp_merge_runs != MP_RUNS_SORT || (state->sorted && state->runs.n <= 1);
 	head.nvalues = state->values.n;
 	head.nunkeyed = state->unkeyed.n;
 	memcpy(VARDATA(wire), &head, sizeof(head));
 	at = VARDATA(wire) + sizeof(head);
-	agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
+	if (head.sorted)
+		agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
 	for (int c = 0; c < ncols; c++)
 	{
-		/* (values and keys are in already) */
-		if (c == 2 && cols[c]->n > 0)
+		/* (values and keys are in already when sorted) */
+		if ((c == 2 || !head.sorted) && cols[c]->n > 0)
 			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
 		at += (Size) cols[c]->n * sizes[c];
 	}
@@ -595,7 +597,8 @@ mergepath_agg_deserialize(PG_FUNCTION_ARGS)
 		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocSize ||
 		head.nunkeyed > MaxAllocSize)
 		elog(ERROR, "mergepath: malformed aggregate state");
-	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype, true);
+	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
+						  head.sorted != 0);
 	ncols = agg_columns(state, cols, sizes);
 	cols[0]->n = head.nvalues;
 	if (ncols > 1)
@@ -620,7 +623,7 @@ mergepath_agg_deserialize(PG_FUNCTION_ARGS)
 		}
 		at += len;
 	}
-	if (state->values.n > 0)
+	if (state->sorted && state->values.n > 0)
 		append_run_end(state, CurrentMemoryContext, state->values.n);
 	PG_RETURN_POINTER(state);
 }

@@ -2,9 +2,11 @@
 # SQL-level benchmarks of gpu_merge and the set operations against the
 # server that PG* variables reach (with mergepath and intarray installed),
 # e.g. `pg_virtualenv test/bench/sql_bench.sh`.  SIZES: elements per side,
-# comma-separated; ROWS: table sizes for the sorting aggregate.  Arguments
-# name the benchmarks (merge, setops, sort, crossover: each operation on
-# each backend from 1K to 1M elements; default merge and setops).
+# comma-separated; ROWS: table sizes for the sorting aggregate; RUNS: how
+# many sorted runs for `runs`.  Arguments name the benchmarks (merge, setops,
+# sort, crossover: each operation on each backend from 1K to 1M elements;
+# runs: sorted runs merged or sorted, merge_runs.sql; default merge and
+# setops).
 set -euo pipefail
 export PSQL_PAGER=cat			# nothing waits at a pager
 sizes=${SIZES:-1000,10000,100000,300000,1000000,3000000,10000000}
@@ -16,8 +18,9 @@ for bench in ${@:-merge setops}; do
 		setops) file=sql_bench_setops.sql ;;
 		sort) file=sql_bench_sort.sql ;;
 		crossover) file=crossover.sql ;;
+		runs) file=merge_runs.sql ;;
 		*) echo "unknown benchmark: $bench" >&2; exit 2 ;;
 	esac
-	psql -X -q -v sizes="$sizes" -v rows="${ROWS:-1000000,10000000}" -v gpu="$gpu" \
+	psql -X -q -v sizes="$sizes" -v rows="${ROWS:-1000000,10000000}" -v runs="${RUNS:-4,1000}" -v gpu="$gpu" \
 		-f "$(dirname "$0")/$file"
 done
