@@ -16,11 +16,12 @@
  * the runs came; for the two-argument form, the keys' row permutation (the
  * sort node's, or the k-way merge's), by which the values are gathered.
  *
- * Parallel plans: a worker's partial state leaves it in order (the
- * serialize function sorts or merges it there, in the worker), so the
- * leader's combined state is one sorted run a worker and the final function
- * merges them (with mergepath.merge_runs = sort, the states travel as they
- * are and the leader sorts everything).  States combined without serialization are concatenated,
+ * Parallel plans: where the leader's work would run on the CPU, a worker's
+ * partial state leaves it in order (the serialize function sorts or merges
+ * it there, in the worker), so the leader's combined state is one sorted
+ * run a worker and the final function merges them; where it would run on
+ * the GPU, the states travel as they are and the leader sorts everything
+ * (worker_orders).  States combined without serialization are concatenated,
  * runs and all, and stay sorted only when both were.
  */
 #include "postgres.h"
@@ -83,6 +84,13 @@ static const char *
 agg_name(const mp_agg_state *state)
 {
 	return state->kind == AGG_MERGE ? "gpu_merge_agg" : "gpu_sort_agg";
+}
+
+static mp_op
+agg_op(const mp_agg_state *state)
+{
+	return state->kind == AGG_MERGE ? MP_OP_MERGE_AGG
+		: state->kind == AGG_SORT ? MP_OP_SORT_AGG : MP_OP_SORT_BY_KEY_AGG;
 }
 
 static MemoryContext
@@ -289,9 +297,13 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 
 /*
  * Whether the k-way merge of k sorted runs of elsize-byte elements beats
- * sorting their concatenation on a backend: bench_runs on the GPU host, 10M
- * elements.  The merge costs log2(k) levels (rounds on the GPU) an element,
- * the radix sort a pass a byte of the key whatever k is.
+ * sorting their concatenation on a backend.  The merge costs log2(k) levels
+ * (rounds on the GPU) an element, the radix sort a pass a byte of the key
+ * whatever k is.  bench_runs --host on the GPU host, 10M elements, sort time
+ * over merge time: GPU 1.33-1.49 at 8 runs and 0.85-0.92 at 32 for 4-byte
+ * elements, 1.24-1.29 at 128 and 0.88-0.91 at 1000 for 8-byte ones; CPU
+ * 1.38-1.95 at 32 and 0.84-1.14 at 128 for 4-byte elements, 0.99-1.46 at
+ * 1000 and 0.59-0.80 at 10000 for 8-byte ones.
  */
 static bool
 merge_beats_sort(bool gpu, size_t elsize, int64 k)
@@ -300,7 +312,7 @@ merge_beats_sort(bool gpu, size_t elsize, int64 k)
 		return mp_merge_runs == MP_RUNS_MERGE;
 	if (gpu)
 		return k <= (elsize == 4 ? 16 : 256);
-	return k <= (elsize == 4 ? 64 : 512);
+	return k <= (elsize == 4 ? 64 : 1000);
 }
 
 /*
@@ -425,10 +437,7 @@ agg_put_in_order(const mp_agg_state *state, void *values_out, void *keys_out)
 	}
 	if (state->kind == AGG_SORT_BY_KEY)
 		run.perm = palloc_extended((Size) n * sizeof(uint32), MCXT_ALLOC_HUGE);
-	(void) mp_run(agg_name(state),
-				  state->kind == AGG_MERGE ? MP_OP_MERGE_AGG
-				  : state->kind == AGG_SORT ? MP_OP_SORT_AGG : MP_OP_SORT_BY_KEY_AGG,
-				  n, &run, order_on_cpu, order_on_gpu, NULL);
+	(void) mp_run(agg_name(state), agg_op(state), n, &run, order_on_cpu, order_on_gpu, NULL);
 	if (run.perm)
 	{
 		gather(state->values.data, elsize, run.perm, n, values_out);
@@ -530,9 +539,31 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 }
 
 /*
- * A partial state as bytea, put in order on the way (in the parallel worker
- * that collected it), so that the leader has sorted runs to merge; with
- * mergepath.merge_runs = sort, as it is, for the leader to sort.
+ * Whether a parallel worker puts its partial state in order before handing
+ * it on.  That pays where the leader's work runs on the CPU: the workers'
+ * sorts run side by side and the leader merges a run a worker.  Where the
+ * leader's runs on the GPU, sorting everything there is faster, since each
+ * worker is a new process that would first set up a GPU context of its own
+ * (sql_bench.sh runs on the GPU host: 4 workers' gpu_sort_agg of 10M keys
+ * 954 ms ordered in the workers, 290 ms sorted by the leader).  A worker
+ * that would use the GPU for its own share expects the leader to.
+ */
+static bool
+worker_orders(const mp_agg_state *state)
+{
+	int			threshold;
+
+	if (mp_merge_runs != MP_RUNS_AUTO)
+		return mp_merge_runs == MP_RUNS_MERGE;
+	if (mp_device != MP_DEVICE_AUTO)
+		return mp_device == MP_DEVICE_CPU;
+	threshold = mp_gpu_threshold(agg_op(state));
+	return threshold < 0 || state->values.n < threshold;
+}
+
+/*
+ * A partial state as bytea, in order when worker_orders says so (sorted or
+ * merged here, in the parallel worker that collected it), else as it is.
  */
 PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
 Datum
@@ -558,7 +589,7 @@ mergepath_agg_serialize(PG_FUNCTION_ARGS)
 	head.elemtype = state->elemtype;
 	head.kind = state->kind;
 	head.keytype = state->keytype;
-	head.sorted = mp_merge_runs != MP_RUNS_SORT || (state->sorted && state->runs.n <= 1);
+	head.sorted = (state->sorted && state->runs.n <= 1) || worker_orders(state);
 	head.nvalues = state->values.n;
 	head.nunkeyed = state->unkeyed.n;
 	memcpy(VARDATA(wire), &head, sizeof(head));

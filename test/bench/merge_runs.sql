@@ -7,14 +7,17 @@
 --    keys with 4 workers, and gpu_merge_agg(a) of part 1 with 4 workers:
 --    merge: each worker puts its state in order and the leader merges the
 --    runs; sort: the states travel as they are and the leader sorts them all.
--- Median of several runs after a warm-up, in ms.  Run through
--- test/bench/sql_bench.sh runs.
+-- auto: what mergepath.merge_runs = auto chooses.  Median of several runs
+-- after a warm-up, in ms.  Run through test/bench/sql_bench.sh runs.
 \ir sql_bench_common.sql
 
 CREATE TEMP TABLE runs_params AS
 SELECT (SELECT max(r) FROM unnest(string_to_array(:'rows', ',')::int[]) r) AS n,
        string_to_array(:'runs', ',')::int[] AS ks, :'gpu' = 'on' AS gpu;
 CREATE TEMP TABLE runs_results (part text, k int, workers int, how text, ms numeric);
+-- the GPU's context and pool set up before anything is timed
+SELECT CASE WHEN gpu THEN cardinality(gpu_sort(ARRAY(SELECT generate_series(n, 1, -1)))) END AS warm_up
+FROM runs_params \gset
 
 -- the same query each way, on each backend
 CREATE FUNCTION pg_temp.each_way(part text, k int, workers int, agg text, q text, reps int) RETURNS void
@@ -23,7 +26,7 @@ DECLARE
   how text;
   dev text;
 BEGIN
-  FOREACH how IN ARRAY '{merge,sort}'::text[] LOOP
+  FOREACH how IN ARRAY '{auto,merge,sort}'::text[] LOOP
     FOREACH dev IN ARRAY CASE WHEN (SELECT gpu FROM runs_params) THEN '{cpu,gpu}'::text[] ELSE '{cpu}' END LOOP
       PERFORM set_config('mergepath.merge_runs', how, false);
       INSERT INTO runs_results VALUES (part, k, workers, format('%s %s, %s', agg, dev, how),
@@ -82,6 +85,6 @@ SELECT part, (SELECT n FROM runs_params) AS n, k, workers, how, ms,
        round((SELECT ms FROM runs_results r WHERE r.part = x.part AND r.k IS NOT DISTINCT FROM x.k
                AND r.how LIKE 'array_agg%') / ms, 2) AS "array_agg ORDER BY / this",
        round((SELECT ms FROM runs_results r WHERE r.part = x.part AND r.k IS NOT DISTINCT FROM x.k
-               AND r.workers = x.workers AND r.how = replace(x.how, ', merge', ', sort')) / ms, 2)
+               AND r.workers = x.workers AND r.how = regexp_replace(x.how, ', (auto|merge)$', ', sort')) / ms, 2)
          AS "sort / this"
 FROM runs_results x ORDER BY part, k, workers, how;
