@@ -46,7 +46,7 @@ BEGIN
     -- k runs of n / k random int4 values each, sorted (a plain table, for
     -- the parallel part)
     DROP TABLE IF EXISTS runs_arrays;
-    EXECUTE format($q$CREATE TABLE runs_arrays AS
+    EXECUTE format($q$CREATE TABLE runs_arrays WITH (autovacuum_enabled = off) AS
       SELECT r, array_agg(v ORDER BY v) AS a
       FROM (SELECT g %% %s AS r, (random() * 2e9 - 1e9)::int4 AS v FROM generate_series(0, %s - 1) g) s
       GROUP BY r$q$, k, n);
@@ -66,7 +66,7 @@ BEGIN
   DROP TABLE runs_arrays;
 
   DROP TABLE IF EXISTS runs_rows;
-  EXECUTE format('CREATE TABLE runs_rows AS SELECT (random() * 2e9 - 1e9)::int4 AS k FROM generate_series(1, %s)', n);
+  EXECUTE format('CREATE TABLE runs_rows WITH (autovacuum_enabled = off) AS SELECT (random() * 2e9 - 1e9)::int4 AS k FROM generate_series(1, %s)', n);
   ANALYZE runs_rows;
   PERFORM set_config('max_parallel_workers_per_gather', '4', false);
   PERFORM pg_temp.each_way('rows', NULL, 4, 'gpu_sort_agg(k)',
