@@ -12,15 +12,17 @@
  * pairs one after another (a table of each pair's first tile); a partition
  * kernel finds each tile's Merge Path split in its pair, and a tile kernel
  * loads the tile's windows of both runs into shared memory, merges them
- * there (each thread its own VT outputs, found by its own Merge Path search)
- * and stores the tile with coalesced writes.  Equal elements take the left
- * run's first, so each round, and the whole merge, is stable.
+ * there (each thread its own VT outputs, found by its own Merge Path
+ * search) and stores the tile with coalesced writes.  The searches are
+ * merge_kernels.cuh's, in order.cuh's order (plain for unsigned keys).
+ * Equal elements take the left run's first, so each round, and the whole
+ * merge, is stable.
  *
  * With IDX, every element carries the index it had in the input (from the
  * position itself in the first round), so the result can be a permutation.
  * ceil(log2 k) rounds each read and write the data once: the benchmark
- * (bench_sort --runs) sets this beside a radix sort of the concatenation,
- * whose passes are one a byte of the key.
+ * (bench_runs) sets this beside a radix sort of the concatenation, whose
+ * passes are one a byte of the key.
  */
 #ifndef KWAY_KERNELS_CUH
 #define KWAY_KERNELS_CUH
@@ -28,30 +30,10 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "order.cuh"
+#include "merge_kernels.cuh"
 
 namespace mp
 {
-
-/* The runs' order: mp_order.h's for the element types, the plain order of
- * unsigned keys (the aggregates' folded sort keys). */
-template <typename T>
-struct run_order
-{
-	static __device__ __forceinline__ bool lt(T x, T y) { return order<T>::lt(x, y); }
-};
-
-template <>
-struct run_order<uint32_t>
-{
-	static __device__ __forceinline__ bool lt(uint32_t x, uint32_t y) { return x < y; }
-};
-
-template <>
-struct run_order<uint64_t>
-{
-	static __device__ __forceinline__ bool lt(uint64_t x, uint64_t y) { return x < y; }
-};
 
 template <typename T>
 struct kway_shape
@@ -115,26 +97,6 @@ kway_pair_of(const kway_round &r, int64_t g)
 	return q;
 }
 
-/* Number of a's elements among the first diag outputs of the stable merge. */
-template <typename T, typename PtrA, typename PtrB>
-__device__ __forceinline__ int64_t
-kway_merge_path(PtrA a, int64_t na, PtrB b, int64_t nb, int64_t diag)
-{
-	int64_t		lo = diag > nb ? diag - nb : 0,
-				hi = diag < na ? diag : na;
-
-	while (lo < hi)
-	{
-		int64_t		mid = (lo + hi) >> 1;
-
-		if (!run_order<T>::lt(b[diag - 1 - mid], a[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Every tile's split: parts[g] = a's elements before tile g's first output. */
 template <typename T>
 __global__ void
@@ -148,7 +110,7 @@ kway_partition(const T *__restrict__ src, kway_round r, int64_t *__restrict__ pa
 	kway_pair	q = kway_pair_of(r, g);
 	int64_t		diag = (g - r.tile_first[q.p]) * kway_shape<T>::NV;
 
-	parts[g] = kway_merge_path<T>(src + q.a0, q.na, src + q.a0 + q.na, q.nb, diag);
+	parts[g] = merge_path_search<T>(src + q.a0, q.na, src + q.a0 + q.na, q.nb, diag);
 }
 
 template <typename T, bool IDX>
@@ -190,7 +152,7 @@ kway_merge_tile(const T *__restrict__ src, const uint32_t *__restrict__ src_idx,
 	/* this thread's VT outputs: its split of the tile, then a serial merge */
 	const int	lb = count - la;
 	int			diag = threadIdx.x * VT < count ? threadIdx.x * VT : count;
-	int			ia = (int) kway_merge_path<T>(s.keys, la, s.keys + la, lb, diag);
+	int			ia = merge_path_search<T>(s.keys, la, s.keys + la, lb, diag);
 	int			ib = diag - ia;
 	T			v[VT];
 	int			from[VT];
@@ -198,7 +160,7 @@ kway_merge_tile(const T *__restrict__ src, const uint32_t *__restrict__ src_idx,
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
-		bool		take_b = ib < lb && (ia >= la || run_order<T>::lt(s.keys[la + ib], s.keys[ia]));
+		bool		take_b = ib < lb && (ia >= la || order<T>::lt(s.keys[la + ib], s.keys[ia]));
 
 		from[i] = take_b ? la + ib : ia;
 		v[i] = s.keys[from[i] < count ? from[i] : 0];

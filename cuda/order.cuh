@@ -36,6 +36,24 @@ MP_ORDER(double, uint64_t, mp_key_float8, mp_lt_float8, -HUGE_VAL, (double) NAN)
 
 #undef MP_ORDER
 
+/* Unsigned keys already folded (the aggregates' sort keys): plain order. */
+template <typename U>
+struct unsigned_order
+{
+	typedef U key_type;
+	static __host__ __device__ __forceinline__ U lowest() { return 0; }
+	static __host__ __device__ __forceinline__ U highest() { return ~(U) 0; }
+	static __host__ __device__ __forceinline__ U key(U x) { return x; }
+	static __host__ __device__ __forceinline__ bool lt(U x, U y) { return x < y; }
+	__host__ __device__ __forceinline__ bool operator()(U x, U y) const { return x < y; }
+};
+
+template <>
+struct order<uint32_t> : unsigned_order<uint32_t> {};
+
+template <>
+struct order<uint64_t> : unsigned_order<uint64_t> {};
+
 }								/* namespace mp */
 
 #endif							/* ORDER_CUH */
