@@ -66,7 +66,7 @@ mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name, mp_arg *arg)
  * does the same work without a trap per page: about half the cost of
  * writing 80 MB of new memory.  Best effort (Linux 5.14 on).
  */
-static void
+void
 mp_prefault(void *p, Size nbytes)
 {
 #ifdef MADV_POPULATE_WRITE

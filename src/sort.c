@@ -9,14 +9,21 @@
 
 #include "mp_glue.h"
 
-/* call->a is the input, call->out room for all of it. */
+/*
+ * call->a is the input, call->out room for all of it.  The scratch array's
+ * pages are faulted in ahead, as the result's are: a radix pass writes it
+ * all.
+ */
 static mp_status
 cpu_sort(mp_call *call, bool check_sorted, mp_poll_fn poll)
 {
 	const mp_arg *a = call->a;
-	void	   *scratch = palloc_extended((Size) a->n * mp_type_size(a->type),
-										  MCXT_ALLOC_HUGE);
-	mp_status	st = mp_cpu_sort(a->type, a->data, a->n, call->out, scratch, poll);
+	Size		nbytes = (Size) a->n * mp_type_size(a->type);
+	void	   *scratch = palloc_extended(nbytes, MCXT_ALLOC_HUGE);
+	mp_status	st;
+
+	mp_prefault(scratch, nbytes);
+	st = mp_cpu_sort(a->type, a->data, a->n, call->out, scratch, poll);
 
 	pfree(scratch);
 	call->nout = a->n;

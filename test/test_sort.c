@@ -246,15 +246,17 @@ run_sort_tests(const backend *be)
 	{
 		mp_type		type = (mp_type) t;
 
-		/* every size up to 300 (the merge sort's runs, the radix threshold) */
-		for (int64_t n = 0; n <= 300; n += (quick && n > 20) ? 23 : 1)
+		/* every size up to 400 (the merge sort's runs, the radix threshold
+		 * of 4-byte and 8-byte elements) */
+		for (int64_t n = 0; n <= 400; n += (quick && n > 20) ? 23 : 1)
 			run_sort_case(be, type, (gen_kind) rnd_below(GEN_WALK), LAY_SHUFFLED, n);
 
 		/* every shape and layout at sizes on both sides of the threshold
 		 * and around the GPU's tiles and staging chunks */
 		{
-			const int64_t sizes[] = {17, 63, 64, 65, 127, 128, 129, 1000, 4097, 65537, 300001};
-			const int64_t quick_sizes[] = {17, 64, 129, 4097, 65537};
+			const int64_t sizes[] = {17, 63, 64, 65, 127, 128, 129, 159, 160, 161, 319, 320, 321,
+			1000, 2049, 4097, 65537, 300001};
+			const int64_t quick_sizes[] = {17, 64, 161, 321, 4097, 65537};
 
 			for (int g = 0; g < GEN_WALK; g++)
 				for (int lay = 0; lay < NUM_LAYOUTS; lay++)
