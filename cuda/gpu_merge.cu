@@ -21,7 +21,7 @@ merge_as(const void *a, int64_t na, const void *b, int64_t nb, void *out,
 	size_t		at_a = carve.take<T>(na);
 	size_t		at_b = carve.take<T>(nb);
 	size_t		at_out = carve.take<T>(na + nb);
-	size_t		at_parts = carve.take<char>(merge_parts_bytes<T>(na, nb));
+	size_t		at_parts = carve.take<char>(merge_any_parts_bytes<T>(na, nb));
 	size_t		at_flag = carve.take<int>(1);
 	char	   *pool;
 
@@ -38,7 +38,7 @@ merge_as(const void *a, int64_t na, const void *b, int64_t nb, void *out,
 		return st;
 
 	cudaError_t err = run_kernels([&] {
-		return merge_on_device(d_a, na, d_b, nb, d_out, (int64_t *) (pool + at_parts),
+		return merge_any_on_device(d_a, na, d_b, nb, d_out, (int64_t *) (pool + at_parts),
 							   check_sorted ? d_flag : nullptr, stream);
 	}, d_flag, sizeof(int), timing);
 

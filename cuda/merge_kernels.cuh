@@ -48,6 +48,22 @@ struct merge_shape
 };
 
 /*
+ * Up to MERGE_SMALL_UPTO elements in all, 4-byte keys merge in shorter tiles
+ * (H200: 1M a side in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at
+ * 128 x 39): a merge that small fills the GPU in one wave either way, and
+ * each tile's serial steps are what its latency is made of.
+ */
+template <typename T>
+struct merge_small_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 15 : merge_shape<T>::VT;
+	static constexpr int MINB = sizeof(T) == 4 ? 1 : merge_shape<T>::MINB;
+};
+
+#define MERGE_SMALL_UPTO ((int64_t) 4 << 20)
+
+/*
  * Programmatic dependent launch, on sm_90 and up: a tile kernel started with
  * launch_after_partition is scheduled while the partition kernel before it
  * still runs (the partition lets it in at once) and waits in
@@ -309,6 +325,34 @@ merge_partition(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 
 	grid_dependents_launch();
 	if (merge_partition_split<T, NT * VT>(a, na, b, nb, num_parts, bracketed, &p, &split))
+		parts[p] = split;
+}
+
+/*
+ * Few boundaries (up to MERGE_WIDE_UPTO): a warp a boundary, its 32 lanes
+ * probing together (merge_path_group), so that each split takes about
+ * log33(na + nb) rounds of dependent loads instead of log2(na + nb).  At 1M
+ * a side that is 5 rounds instead of 21, and the chain of loads is what the
+ * merge of a few million elements waits on.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(128)
+merge_partition_wide(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+					 int64_t nb, int64_t *__restrict__ parts, int64_t num_parts)
+{
+	constexpr int64_t NV = NT * VT;
+	const int64_t p = ((int64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	const int64_t total = na + nb;
+
+	grid_dependents_launch();
+	if (p >= num_parts)
+		return;					/* the whole warp: p is the warp's */
+
+	const int64_t diag = p * NV < total ? p * NV : total;
+	const int64_t split = merge_path_group<T, 32>(a, b, diag, diag > nb ? diag - nb : 0,
+												  diag < na ? diag : na);
+
+	if (threadIdx.x % 32 == 0)
 		parts[p] = split;
 }
 
@@ -743,6 +787,13 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 
 /* Tile boundaries from which the partition searches in two levels. */
 #define MERGE_BRACKET_FROM 4096
+/*
+ * Tile boundaries up to which each has a warp of its own in the partition:
+ * at 1M a side (700-1100 boundaries) that took the partition from
+ * 0.011-0.012 ms to 0.008-0.009 on the H200; at 4000 (10M int32) it was
+ * slower than a lane each (0.018 against 0.012-0.013).
+ */
+#define MERGE_WIDE_UPTO 2048
 
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT>
 inline int64_t
@@ -767,8 +818,12 @@ merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_
 {
 	int64_t		num_parts = merge_num_tiles<T, NT, VT>(na, nb) + 1;
 
-	merge_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
-		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM);
+	if (num_parts <= MERGE_WIDE_UPTO)
+		merge_partition_wide<T, NT, VT><<<(unsigned) ((num_parts * 32 + 127) / 128), 128, 0, stream>>>
+			(a, na, b, nb, parts, num_parts);
+	else
+		merge_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
+			(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM);
 	return cudaGetLastError();
 }
 
@@ -791,6 +846,31 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 		return err;
 	return launch_after_partition(merge_tile<T, NT, VT, MINB>, tiles, NT, 0, stream,
 								  a, na, b, nb, (const int64_t *) parts, out, unsorted);
+}
+
+
+/* Bytes of partition array that merge_any_on_device needs, whatever shape it picks. */
+template <typename T>
+inline size_t
+merge_any_parts_bytes(int64_t na, int64_t nb)
+{
+	size_t		big = merge_parts_bytes<T>(na, nb);
+	size_t		small = merge_parts_bytes<T, merge_small_shape<T>::NT, merge_small_shape<T>::VT>(na, nb);
+
+	return big > small ? big : small;
+}
+
+/* merge_on_device in the shape for its size (see merge_small_shape). */
+template <typename T>
+inline cudaError_t
+merge_any_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
+					int64_t *parts, int *unsorted, cudaStream_t stream)
+{
+	typedef merge_small_shape<T> S;
+
+	if (na + nb <= MERGE_SMALL_UPTO)
+		return merge_on_device<T, S::NT, S::VT, S::MINB>(a, na, b, nb, out, parts, unsorted, stream);
+	return merge_on_device<T>(a, na, b, nb, out, parts, unsorted, stream);
 }
 
 }								/* namespace mp */

@@ -96,15 +96,22 @@ bench_type(int64_t m_, bool with_host)
 
 	auto		run_cub = [&] { c.run_cub(); };
 	auto		run_mp = [&] {
-		CK(mp::merge_on_device(a, m, b, m, out, parts, flag, 0));
+		CK(mp::merge_any_on_device(a, m, b, m, out, parts, flag, 0));
 	};
 	auto		run_mp_nocheck = [&] {
-		CK(mp::merge_on_device(a, m, b, m, out, parts, (int *) nullptr, 0));
+		CK(mp::merge_any_on_device(a, m, b, m, out, parts, (int *) nullptr, 0));
 	};
 	auto		run_thrust = [&] {
 		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
 	};
-	auto		run_part = [&] { CK(mp::merge_partition_on_device(a, m, b, m, parts, 0)); };
+	auto		run_part = [&] {
+		typedef mp::merge_small_shape<T> S;
+
+		if (n <= MERGE_SMALL_UPTO)
+			CK((mp::merge_partition_on_device<T, S::NT, S::VT>(a, m, b, m, parts, 0)));
+		else
+			CK(mp::merge_partition_on_device(a, m, b, m, parts, 0));
+	};
 	auto		run_copy = [&] {
 		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
 		CK(cudaMemcpyAsync(out + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));

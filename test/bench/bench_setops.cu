@@ -251,6 +251,7 @@ main(int argc, char **argv)
 		for (int64_t s : opt.sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
+			tune_type<float>(s * 1000000);
 			tune_type<int64_t>(s * 1000000);
 		}
 		return 0;
@@ -262,6 +263,7 @@ main(int argc, char **argv)
 	for (int64_t s : opt.sizes)
 	{
 		bench_type<int32_t>(s * 1000000, opt.with_host);
+		bench_type<float>(s * 1000000, opt.with_host);
 		bench_type<int64_t>(s * 1000000, opt.with_host);
 		bench_type<double>(s * 1000000, opt.with_host);
 	}
