@@ -326,23 +326,32 @@ typedef struct agg_order
 	uint32	   *perm;
 } agg_order;
 
+/* The runs' bounds as the backends take them: 0, then each run's end. */
+static int64 *
+run_bounds(const mp_agg_state *state)
+{
+	int64		k = state->runs.n;
+	int64	   *bounds = palloc((k + 1) * sizeof(int64));
+
+	bounds[0] = 0;
+	memcpy(bounds + 1, state->runs.data, k * sizeof(int64));
+	return bounds;
+}
+
 static mp_status
 order_on_cpu(void *ctx, mp_poll_fn poll)
 {
 	agg_order  *run = ctx;
 	const mp_agg_state *state = run->state;
 	int64		n = state->values.n;
-	const int64 *ends = (const int64 *) state->runs.data;
 	int64		k = state->runs.n;
-	int64	   *bounds;
 	void	   *scratch;
 	mp_status	st;
 
 	if (state->sorted && merge_beats_sort(false, mp_type_size(state->type), k))
 	{
-		bounds = palloc((k + 1) * sizeof(int64));
-		bounds[0] = 0;
-		memcpy(bounds + 1, ends, k * sizeof(int64));
+		int64	   *bounds = run_bounds(state);
+
 		st = state->kind == AGG_SORT_BY_KEY
 			? mp_cpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
 									bounds, k, run->perm, poll)
@@ -377,12 +386,8 @@ order_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 
 	if (state->sorted && merge_beats_sort(true, mp_type_size(state->type), k))
 	{
-		int64	   *bounds = palloc((k + 1) * sizeof(int64));
-		mp_status	st;
-
-		bounds[0] = 0;
-		memcpy(bounds + 1, state->runs.data, k * sizeof(int64));
-		st = state->kind == AGG_SORT_BY_KEY
+		int64	   *bounds = run_bounds(state);
+		mp_status	st = state->kind == AGG_SORT_BY_KEY
 			? mp_gpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
 									bounds, k, run->perm, poll, timing)
 			: mp_gpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll,
