@@ -28,7 +28,7 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
 	src/join.o src/sort.o src/aggregates.o src/sort_plan.o src/sort_node.o \
 	src/join_plan.o src/join_node.o src/node_memory.o
-CPU_OBJS = src/cpu_backend.o src/cpu_rows.o
+CPU_OBJS = src/cpu_backend.o src/cpu_rows.o src/cpu_threads.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
 	cuda/gpu_sort.o cuda/gpu_rows.o cuda/gpu_runs.o
@@ -42,7 +42,7 @@ endif
 endif
 
 OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
-SHLIB_LINK += $(CUDA_LIBS)
+SHLIB_LINK += $(CUDA_LIBS) -lpthread
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
 EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
@@ -80,7 +80,7 @@ TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
 	src/mergepath.h
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
-		$(CUDA_LIBS) -lm
+		$(CUDA_LIBS) -lpthread -lm
 
 check-c: test/test_backends
 	test/test_backends
@@ -89,12 +89,12 @@ check-c: test/test_backends
 # UndefinedBehaviorSanitizer (no CUDA: the GPU's own checks are
 # compute-sanitizer's, test/gpu-tests.sh); the suites in two processes.
 SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-CPU_SRCS = src/cpu_backend.c src/cpu_rows.c
+CPU_SRCS = src/cpu_backend.c src/cpu_rows.c src/cpu_threads.c
 test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS) src/gpu_absent.c \
 	src/mergepath.h src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
 	src/cpu_search_impl.h src/cpu_sort_impl.h src/cpu_kway_impl.h
 	$(CC) -std=gnu11 $(SAN_FLAGS) $(PG_CFLAGS) -Isrc -o $@ $(TEST_SRCS) $(CPU_SRCS) \
-		src/gpu_absent.c -lm
+		src/gpu_absent.c -lpthread -lm
 
 check-c-sanitized: test/test_backends_san
 	test/test_backends_san --cpu --suite search,rows,merge & a=$$!; \
@@ -111,7 +111,7 @@ test/fuzz/fuzz_cpu: test/fuzz/fuzz_cpu.c test/reference.h $(CPU_SRCS) src/mergep
 	src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
 	src/cpu_search_impl.h src/cpu_sort_impl.h
 	$(CLANG) -std=gnu11 $(SAN_FLAGS) -fsanitize=fuzzer -Wall -Wextra -Wno-unused-parameter \
-		-Wno-sign-compare -Werror -Isrc -Itest -o $@ test/fuzz/fuzz_cpu.c $(CPU_SRCS) -lm
+		-Wno-sign-compare -Werror -Isrc -Itest -o $@ test/fuzz/fuzz_cpu.c $(CPU_SRCS) -lpthread -lm
 
 test/fuzz/corpus: test/fuzz/corpus.hex
 	rm -rf $@ && mkdir -p $@
@@ -154,4 +154,4 @@ check-readme:
 	installcheck-gpu
 
 test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) src/mergepath.h
-	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lm
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lpthread -lm

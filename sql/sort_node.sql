@@ -249,6 +249,30 @@ FETCH BACKWARD 2 FROM c2;
 COMMIT;
 SET work_mem = '64MB';
 
+-- inputs large enough that the rows are put in key order on several threads
+-- (mergepath.cpu_threads), and on one: rows of values (every column passed
+-- by value) and rows kept as tuples, with NULLs in keys and payload from
+-- some row on, and without NULLs (the keys folded while reading, or
+-- after it where they need more than a word)
+CREATE TEMP TABLE wide AS
+SELECT (g::int8 * 7919 % 300007)::int4 AS k,
+       CASE WHEN g > 200000 AND g % 5 = 0 THEN NULL ELSE g END AS v,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 1000)::float8 END AS f, md5(g::text) AS t
+FROM generate_series(1, 300000) g;
+ANALYZE wide;
+CREATE TEMP TABLE wide_queries (i int, q text, keys text);
+INSERT INTO wide_queries VALUES
+  (1, 'SELECT k, v FROM wide ORDER BY k DESC', 'k'),
+  (2, 'SELECT v, k FROM wide ORDER BY v NULLS FIRST, k', 'v, k'),
+  (3, 'SELECT f, k, t FROM wide ORDER BY f, k', 'f, k'),
+  (4, 'SELECT k, t FROM wide ORDER BY k', 'k'),
+  (5, 'SELECT (k % 10)::int8 AS r, k::int8 AS k8 FROM wide ORDER BY r DESC, k8', 'r, k8');
+SET mergepath.cpu_threads = 1;
+SELECT i, check_sort(q, keys) AS result FROM wide_queries ORDER BY i;
+SET mergepath.cpu_threads = 4;
+SELECT i, check_sort(q, keys) AS result FROM wide_queries ORDER BY i;
+RESET mergepath.cpu_threads;
+
 -- a cancel while the node runs, then a right answer in the same session
 CREATE TEMP TABLE big AS SELECT (random() * 1e9)::int4 AS k FROM generate_series(1, 1000000);
 ANALYZE big;

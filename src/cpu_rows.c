@@ -162,3 +162,77 @@ mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, void *scrat
 	}
 	return MP_OK;
 }
+
+/* How far ahead of the record it copies the gather asks for one. */
+#define GATHER_AHEAD 16
+
+/* Records between two gathers' threads: below it, one thread. */
+#define GATHER_MIN_PART ((int64_t) 1 << 16)
+
+typedef struct gather_job
+{
+	char	   *dst;
+	const char *src;
+	size_t		rec_bytes;
+	const uint32_t *perm;
+	int64_t		n;
+} gather_job;
+
+/*
+ * The gather's loop, with the record's size a constant where the compiler
+ * can make the copy a few moves.
+ */
+#define GATHER_LOOP(bytes) \
+	for (int64_t i = lo; i < hi; i++) \
+	{ \
+		if (i + GATHER_AHEAD < job->n) \
+			__builtin_prefetch(src + (size_t) perm[i + GATHER_AHEAD] * (bytes)); \
+		memcpy(dst + (size_t) i * (bytes), src + (size_t) perm[i] * (bytes), (bytes)); \
+	}
+
+static void
+gather_part(void *ctx, int64_t lo, int64_t hi)
+{
+	const gather_job *job = ctx;
+	char	   *restrict dst = job->dst;
+	const char *restrict src = job->src;
+	const uint32_t *perm = job->perm;
+	size_t		rec = job->rec_bytes;
+
+	switch (rec)
+	{
+		case 1:
+			GATHER_LOOP(1);
+			break;
+		case 2:
+			GATHER_LOOP(2);
+			break;
+		case 4:
+			GATHER_LOOP(4);
+			break;
+		case 8:
+			GATHER_LOOP(8);
+			break;
+		case 16:
+			GATHER_LOOP(16);
+			break;
+		case 24:
+			GATHER_LOOP(24);
+			break;
+		case 32:
+			GATHER_LOOP(32);
+			break;
+		default:
+			GATHER_LOOP(rec);
+			break;
+	}
+}
+
+void
+mp_cpu_gather(void *dst, const void *src, size_t rec_bytes, const uint32_t *perm, int64_t n,
+			  int threads)
+{
+	gather_job	job = {dst, src, rec_bytes, perm, n};
+
+	mp_cpu_parallel(threads, n, GATHER_MIN_PART, gather_part, &job);
+}

@@ -90,6 +90,14 @@ _PG_init(void)
 							"backend exits.",
 							&mp_gpu_idle_release, 60, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.cpu_threads",
+							"Threads a server process may use for mergepath's work on the CPU.",
+							"The CPU backend's sorts (from 512K elements) and the executor "
+							"nodes' putting rows in key order run on up to this many threads, "
+							"never more than the machine's processors; 1 keeps all of it on "
+							"the process's own thread.",
+							&mp_cpu_threads, 4, 1, 64,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.enable_sort",
 							 "Lets MergepathSort take the place of Sort plan nodes.",
 							 "Needs the library loaded when queries are planned "

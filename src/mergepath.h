@@ -180,6 +180,15 @@ extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const v
  */
 extern int64_t mp_cpu_sort_small;
 
+/*
+ * Threads the CPU backend may use (mergepath.cpu_threads; src/cpu_threads.c):
+ * the sort runs on up to that many from 2 * MP_SORT_THREAD_MIN elements on,
+ * no thread getting fewer than MP_SORT_THREAD_MIN.
+ */
+extern int	mp_cpu_threads;
+
+#define MP_SORT_THREAD_MIN ((int64_t) 1 << 18)
+
 extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
 							 void *scratch, mp_poll_fn poll);
 
@@ -226,6 +235,27 @@ mp_cpu_sort_rows_scratch(int64_t n)
 
 extern mp_status mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
 								  void *scratch, mp_poll_fn poll);
+
+/*
+ * dst[i] = src[perm[i]] for i in [0, n), records of rec_bytes bytes, on up
+ * to `threads` threads (mp_cpu_parallel): a gather whose random reads are
+ * many in flight at once.
+ */
+extern void mp_cpu_gather(void *dst, const void *src, size_t rec_bytes, const uint32_t *perm,
+						  int64_t n, int threads);
+
+/*
+ * Threads of the CPU backend (src/cpu_threads.c).  fn runs over [0, n) cut
+ * into up to `threads` contiguous parts of at least min_part each (never
+ * more parts than the machine has processors), one on the calling thread,
+ * the others on threads started for the call and joined before it returns.
+ * They run with every signal blocked, so the server's handlers stay on its
+ * own thread, and fn must not call PostgreSQL or allocate from it.  When a
+ * thread cannot be started, its part runs on the calling thread.
+ */
+typedef void (*mp_part_fn) (void *ctx, int64_t lo, int64_t hi);
+
+extern void mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *ctx);
 
 /*
  * The first element of each run of equal keys of the ascending x[0..n) into

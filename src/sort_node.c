@@ -49,8 +49,8 @@
 /* Rows between interrupt checks while folding keys. */
 #define KEY_CHUNK 65536
 
-/* How far ahead of the row it moves put_in_order asks for rows in memory. */
-#define GATHER_AHEAD 16
+/* Rows put in key order between two interrupt checks. */
+#define GATHER_CHUNK ((int64) 1 << 22)
 
 /* One sort key: its column and type, and its place in the composite key. */
 typedef struct sort_key
@@ -76,6 +76,16 @@ typedef struct MergepathSortState
 	bool	   *nulls_first;
 	sort_key   *keys;
 	int			key_bits_max;	/* every key with its NULL bit */
+	AttrNumber	last_key_att;	/* the highest key column */
+
+	/*
+	 * Where the keys without NULL bits fit one word, they are folded as the
+	 * rows are read, while their values are at hand; the word is the
+	 * composite key unless some key has NULLs.
+	 */
+	bool		fold_early;
+	int			early_bits;
+	void	   *early_keys;		/* 4 or 8 bytes a row */
 
 	bool		random_access;	/* asked for rescans, backward fetches or marks */
 	TupleDesc	tupdesc;
@@ -88,7 +98,7 @@ typedef struct MergepathSortState
 	int			natts;
 	MinimalTuple *rows;
 	Datum	   *datums;
-	bool	   *isnull;
+	bool	   *isnull;			/* of values: NULL while no value is NULL */
 	int64		nrows;
 	int64		room;
 	mp_tuple_blocks blocks;		/* the tuples */
@@ -206,7 +216,14 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 			elog(ERROR, "MergepathSort: column %d of type %s cannot be a key", key->attno,
 				 format_type_be(att->atttypid));
 		state->key_bits_max += key->bits + 1;
+		state->last_key_att = Max(state->last_key_att, key->attno);
 	}
+	for (int i = state->nkeys - 1; i >= 0; i--)
+	{
+		state->keys[i].lo = state->early_bits;
+		state->early_bits += state->keys[i].bits;
+	}
+	state->fold_early = state->early_bits <= 64;
 	state->limit = (Size) work_mem * 1024;
 	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathSort rows",
 											ALLOCSET_DEFAULT_SIZES);
@@ -228,7 +245,38 @@ grow_array(MergepathSortState *state, void *array, Size old_room, Size room, Siz
 	return mp_big_realloc(&state->big, array, old_room * elsize, room * elsize);
 }
 
-/* Keeps the slot's row, copied once into the blocks (or its one value). */
+static inline Size
+early_bytes(MergepathSortState *state)
+{
+	return state->early_bits <= 32 ? 4 : 8;
+}
+
+/*
+ * The slot's keys folded into one word, laid out as if no key had NULLs
+ * (lay_out_keys then agrees unless one has); notes the keys that have.
+ */
+static inline void
+fold_early(MergepathSortState *state, TupleTableSlot *slot)
+{
+	uint64		acc = 0;
+
+	slot_getsomeattrs(slot, state->last_key_att);
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		sort_key   *key = &state->keys[k];
+		bool		isnull = slot->tts_isnull[key->attno - 1];
+		uint64		v = isnull ? 0 : mp_fold_key(key->kind, slot->tts_values[key->attno - 1]);
+
+		acc |= mp_key_value(v, key->bits, key->desc, isnull) << key->lo;
+		key->has_nulls |= isnull;
+	}
+	if (early_bytes(state) == 4)
+		((uint32 *) state->early_keys)[state->nrows] = (uint32) acc;
+	else
+		((uint64 *) state->early_keys)[state->nrows] = acc;
+}
+
+/* Keeps the slot's row, copied once into the blocks (or its values). */
 static void
 keep_row(MergepathSortState *state, TupleTableSlot *slot)
 {
@@ -247,24 +295,36 @@ keep_row(MergepathSortState *state, TupleTableSlot *slot)
 
 		state->room = old == 0 ? Max((Size) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
 		if (state->value_rows)
-		{
 			state->datums = grow_array(state, state->datums, old * state->natts,
 									   state->room * state->natts, sizeof(Datum));
-			state->isnull = grow_array(state, state->isnull, old * state->natts,
-									   state->room * state->natts, sizeof(bool));
-		}
 		else
 			state->rows = grow_array(state, state->rows, old, state->room,
 									 sizeof(MinimalTuple));
+		if (state->value_rows && state->isnull)
+			state->isnull = grow_array(state, state->isnull, old * state->natts,
+									   state->room * state->natts, sizeof(bool));
+		if (state->fold_early)
+			state->early_keys = grow_array(state, state->early_keys, old, state->room,
+										   early_bytes(state));
 	}
+	if (state->fold_early)
+		fold_early(state, slot);
 	if (state->value_rows)
 	{
 		Size		at = (Size) state->nrows * state->natts;
 
 		slot_getallattrs(slot);
 		memcpy(state->datums + at, slot->tts_values, state->natts * sizeof(Datum));
-		memcpy(state->isnull + at, slot->tts_isnull, state->natts * sizeof(bool));
-		for (int k = 0; k < state->nkeys; k++)
+		if (state->isnull == NULL &&
+			memchr(slot->tts_isnull, true, state->natts * sizeof(bool)) != NULL)
+		{
+			/* the first NULL: the rows before it had none */
+			state->isnull = mp_big_alloc(&state->big, state->room * state->natts * sizeof(bool));
+			memset(state->isnull, 0, at * sizeof(bool));
+		}
+		if (state->isnull)
+			memcpy(state->isnull + at, slot->tts_isnull, state->natts * sizeof(bool));
+		for (int k = 0; k < state->nkeys && !state->fold_early; k++)
 			state->keys[k].has_nulls |= slot->tts_isnull[state->keys[k].attno - 1];
 		state->nrows++;
 		return;
@@ -289,7 +349,10 @@ store_row(MergepathSortState *state, int64 i, TupleTableSlot *slot)
 		return ExecStoreMinimalTuple(state->rows[i], slot, false);
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, state->datums + i * state->natts, state->natts * sizeof(Datum));
-	memcpy(slot->tts_isnull, state->isnull + i * state->natts, state->natts * sizeof(bool));
+	if (state->isnull)
+		memcpy(slot->tts_isnull, state->isnull + i * state->natts, state->natts * sizeof(bool));
+	else
+		memset(slot->tts_isnull, 0, state->natts * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -302,6 +365,7 @@ forget_rows(MergepathSortState *state)
 	state->datums = NULL;
 	state->isnull = NULL;
 	state->perm = NULL;
+	state->early_keys = NULL;
 	state->nrows = state->room = 0;
 	memset(&state->blocks, 0, sizeof(state->blocks));
 	state->any_nulls = false;
@@ -339,7 +403,7 @@ lay_out_keys(MergepathSortState *state)
 {
 	int			lo = 0;
 
-	if (!state->value_rows && state->any_nulls)
+	if (!state->value_rows && state->any_nulls && !state->fold_early)
 	{
 		for (int64 i = 0; i < state->nrows; i++)
 		{
@@ -392,7 +456,8 @@ fold_keys(MergepathSortState *state, int total_bits, int *nwords, int *word_byte
 				if (state->value_rows)
 				{
 					d = state->datums[i * state->natts + key->attno - 1];
-					isnull = state->isnull[i * state->natts + key->attno - 1];
+					isnull = state->isnull &&
+						state->isnull[i * state->natts + key->attno - 1];
 				}
 				else
 					d = heap_getattr(&tuple, key->attno, state->tupdesc, &isnull);
@@ -452,54 +517,42 @@ rows_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 }
 
 /*
+ * dst[i] = src[perm[i]], records of rec_bytes: a gather on the CPU backend's
+ * threads, where the random reads are many in flight (rather than one a
+ * returned row), in chunks with an interrupt check between them.
+ */
+static void *
+gather(MergepathSortState *state, void *src, Size rec_bytes)
+{
+	int64		n = state->nrows;
+	char	   *dst = mp_big_alloc(&state->big, n * rec_bytes);
+
+	for (int64 lo = 0; lo < n; lo += GATHER_CHUNK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		mp_cpu_gather(dst + lo * rec_bytes, src, rec_bytes, state->perm + lo,
+					  Min(GATHER_CHUNK, n - lo), mp_cpu_threads);
+	}
+	note_peak(state);
+	mp_big_free(&state->big, src);
+	return dst;
+}
+
+/*
  * The rows (or values) rearranged by the permutation, so that they are
- * returned by one sequential read: the random reads happen here, in a loop
- * that has many of them in flight, rather than one a returned row.
+ * returned by one sequential read.
  */
 static void
 put_in_order(MergepathSortState *state)
 {
-	int64		n = state->nrows;
-	const uint32 *perm = state->perm;
-
-	if (n == 0)
-		;
-	else if (state->value_rows)
+	if (state->nrows > 0 && state->value_rows)
 	{
-		int			natts = state->natts;
-		Datum	   *datums = mp_big_alloc(&state->big, n * natts * sizeof(Datum));
-		bool	   *isnull = mp_big_alloc(&state->big, n * natts * sizeof(bool));
-
-		for (int64 i = 0; i < n; i++)
-		{
-			if (i + GATHER_AHEAD < n)
-			{
-				__builtin_prefetch(state->datums + (Size) perm[i + GATHER_AHEAD] * natts);
-				__builtin_prefetch(state->isnull + (Size) perm[i + GATHER_AHEAD] * natts);
-			}
-			memcpy(datums + i * natts, state->datums + (Size) perm[i] * natts,
-				   natts * sizeof(Datum));
-			memcpy(isnull + i * natts, state->isnull + (Size) perm[i] * natts,
-				   natts * sizeof(bool));
-		}
-		mp_big_free(&state->big, state->datums);
-		mp_big_free(&state->big, state->isnull);
-		state->datums = datums;
-		state->isnull = isnull;
+		state->datums = gather(state, state->datums, state->natts * sizeof(Datum));
+		if (state->isnull)
+			state->isnull = gather(state, state->isnull, state->natts * sizeof(bool));
 	}
-	else
-	{
-		MinimalTuple *rows = mp_big_alloc(&state->big, n * sizeof(MinimalTuple));
-
-		for (int64 i = 0; i < n; i++)
-		{
-			if (i + GATHER_AHEAD < n)
-				__builtin_prefetch(&state->rows[perm[i + GATHER_AHEAD]]);
-			rows[i] = state->rows[perm[i]];
-		}
-		mp_big_free(&state->big, state->rows);
-		state->rows = rows;
-	}
+	else if (state->nrows > 0)
+		state->rows = gather(state, state->rows, sizeof(MinimalTuple));
 	note_peak(state);
 	mp_big_free(&state->big, state->perm);
 	state->perm = NULL;
@@ -544,7 +597,19 @@ sort_input(MergepathSortState *state)
 		int			total = lay_out_keys(state);
 		int		   *bits;
 
-		run.keys.words = fold_keys(state, total, &run.keys.nwords, &run.keys.word_bytes);
+		if (state->fold_early && total == state->early_bits)
+		{
+			/* no key has NULLs: the keys folded while reading are the keys */
+			run.keys.words = state->early_keys;
+			run.keys.nwords = 1;
+			run.keys.word_bytes = early_bytes(state);
+		}
+		else
+		{
+			mp_big_free(&state->big, state->early_keys);
+			run.keys.words = fold_keys(state, total, &run.keys.nwords, &run.keys.word_bytes);
+		}
+		state->early_keys = NULL;
 		bits = palloc(run.keys.nwords * sizeof(int));
 		for (int w = 0; w < run.keys.nwords; w++)
 			bits[w] = Min(total - 64 * w, run.keys.word_bytes * 8);

@@ -286,6 +286,67 @@ fill_column(key_column *col, int64_t n)
 	}
 }
 
+/*
+ * The CPU backend's gather on its threads against a plain loop: records of
+ * odd and even sizes, sizes around a thread's least share, more threads
+ * than parts.
+ */
+static void
+run_gather_tests(const backend *be)
+{
+	static const size_t recs[] = {1, 2, 4, 8, 9, 16, 18, 24, 32, 36};
+	static const int64_t sizes[] = {0, 1, 100, 65535, 131071, 131072, 131073, 1000003};
+	static const int threads[] = {1, 2, 3, 4, 64};
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		int64_t		n = sizes[s];
+		uint32_t   *perm = xmalloc((n + 1) * sizeof(uint32_t));
+
+		/* a random permutation, some rows twice (the gather allows it) */
+		for (int64_t i = 0; i < n; i++)
+			perm[i] = (uint32_t) i;
+		for (int64_t i = n - 1; i > 0; i--)
+		{
+			int64_t		j = rnd_below(i + 1);
+			uint32_t	t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (int64_t i = 0; i < n / 10; i++)
+			perm[rnd_below(n)] = (uint32_t) rnd_below(n);
+
+		for (size_t r = 0; r < sizeof(recs) / sizeof(recs[0]); r++)
+		{
+			size_t		rec = recs[r];
+			unsigned char *src = xmalloc(n * rec + 1),
+					   *want = xmalloc(n * rec + 1),
+					   *got = xmalloc(n * rec + 1);
+
+			for (int64_t i = 0; i < (int64_t) (n * rec); i++)
+				src[i] = (unsigned char) rnd();
+			for (int64_t i = 0; i < n; i++)
+				memcpy(want + i * rec, src + (size_t) perm[i] * rec, rec);
+			for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+			{
+				char		what[64];
+
+				memset(got, 0xA5, n * rec + 1);
+				mp_cpu_gather(got, src, rec, perm, n, threads[t]);
+				snprintf(what, sizeof(what), "gather, %zu-byte records, %d threads", rec,
+						 threads[t]);
+				check(memcmp(got, want, n * rec) == 0 && got[n * rec] == 0xA5,
+					  "wrong records", what, be, MP_INT4, n, (int64_t) rec);
+			}
+			free(src);
+			free(want);
+			free(got);
+		}
+		free(perm);
+	}
+}
+
 void
 run_rows_tests(const backend *be)
 {
@@ -293,6 +354,9 @@ run_rows_tests(const backend *be)
 	static const int widths8[] = {1, 33, 40, 48, 63, 64};
 	static const int64_t sizes[] = {0, 1, 2, 3, 17, 255, 256, 257, 4097, 65539, 1 << 20};
 	int			nsizes = quick ? 8 : (int) (sizeof(sizes) / sizeof(sizes[0]));
+
+	if (strcmp(be->name, "cpu") == 0)
+		run_gather_tests(be);
 
 	for (int s = 0; s < nsizes; s++)
 		for (int shape = 0; shape < NUM_SHAPES; shape++)

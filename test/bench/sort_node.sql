@@ -11,12 +11,16 @@
 --                 AS rn FROM t) q over int4x3's table
 -- Methods: PostgreSQL's Sort with work_mem = 16GB (in memory) and 4MB (the
 -- default: an external merge), MergepathSort on the CPU and the GPU backend
--- (work_mem = 16GB).  For each, the sort node's own time (EXPLAIN ANALYZE:
+-- (work_mem = 16GB), and for the plain ORDER BY cases a floor: the same rows
+-- kept and returned with no sort (WITH m AS MATERIALIZED (SELECT * FROM t)
+-- SELECT sum(p1) FROM m), whose CTE Scan's own time is what EXPLAIN ANALYZE
+-- charges any node that keeps every row and returns it (the clock reads
+-- around each row in and out, a copy each way).  For each, the sort node's own time (EXPLAIN ANALYZE:
 -- its total less its input's) and the whole query's, timed without EXPLAIN
 -- after the EXPLAIN ANALYZE run (median of 3 below 10M rows, else one run).
 -- With small = 1: whole queries only (median of 7), at the sizes where
 -- mergepath.sort_min_rows is chosen.  methods, when set, names the methods
--- (Sort, Sort 4MB, cpu, gpu).  Run through test/bench/sort_node.sh.
+-- (Sort, Sort 4MB, cpu, gpu, floor).  Run through test/bench/sort_node.sh.
 \ir sql_bench_common.sql
 LOAD 'mergepath';
 SET jit = off;
@@ -36,10 +40,17 @@ BEGIN
     UNION ALL
     SELECT c FROM walk, jsonb_array_elements(walk.n->'Plans') c)
   SELECT n INTO node FROM walk
-  WHERE n->>'Node Type' = 'Sort' OR n->>'Custom Plan Provider' = 'MergepathSort' LIMIT 1;
+  WHERE n->>'Node Type' IN ('Sort', 'CTE Scan') OR n->>'Custom Plan Provider' = 'MergepathSort'
+  LIMIT 1;
   own_ms := round(((node->>'Actual Total Time')::numeric -
                    coalesce((SELECT sum((c->>'Actual Total Time')::numeric)
                              FROM jsonb_array_elements(node->'Plans') c), 0)), 1);
+  IF node->>'Node Type' = 'CTE Scan' THEN
+    -- the CTE's own plan hangs from the top node; the scan's time includes it
+    own_ms := own_ms - round((SELECT sum((c->>'Actual Total Time')::numeric)
+                              FROM jsonb_array_elements(plan->0->'Plan'->'Plans') c
+                              WHERE c->>'Subplan Name' LIKE 'CTE %'), 1);
+  END IF;
   backend := coalesce(split_part(node->>'Sort Backend', ' ', 1), 'PostgreSQL');
   phases := format('%s: %s / %s / %s / %s',
                    round((SELECT sum((c->>'Actual Total Time')::numeric)
@@ -73,13 +84,15 @@ DECLARE
   m text;
   tbl text;
   q text;
+  fq text;
   reps int;
   node record;
   methods text[];
 BEGIN
   SELECT * INTO p FROM bench_params;
   methods := CASE WHEN p.methods IS NOT NULL THEN p.methods
-                  WHEN p.small THEN '{Sort,cpu,gpu}'::text[] ELSE '{Sort,Sort 4MB,cpu,gpu}'::text[] END;
+                  WHEN p.small THEN '{Sort,cpu,gpu}'::text[]
+                  ELSE '{Sort,Sort 4MB,cpu,gpu,floor}'::text[] END;
   FOREACH n IN ARRAY p.sizes LOOP
     FOREACH c IN ARRAY p.cases LOOP
       tbl := CASE c WHEN 'int4' THEN 'sb_int4' WHEN 'int4x3nearly' THEN 'sb_nearly'
@@ -99,9 +112,11 @@ BEGIN
         WHEN 'group' THEN format('SELECT count(*), sum(s) FROM (SELECT k, sum(p1) AS s FROM %I GROUP BY k) q', tbl)
         WHEN 'window' THEN format('SELECT max(rn) FROM (SELECT row_number() OVER (ORDER BY k) AS rn FROM %I) q', tbl)
         ELSE format('SELECT sum(p1) FROM (SELECT * FROM %I ORDER BY k OFFSET 0) q', tbl) END;
+      fq := format('WITH m AS MATERIALIZED (SELECT * FROM %I) SELECT sum(p1) FROM m', tbl);
       reps := CASE WHEN p.small THEN 7 WHEN n >= 10000000 THEN 1 ELSE 3 END;
       FOREACH m IN ARRAY methods LOOP
         CONTINUE WHEN m = 'gpu' AND NOT p.gpu;
+        CONTINUE WHEN m = 'floor' AND (c IN ('group', 'window') OR p.small);
         PERFORM set_config('enable_hashagg', 'off', false);
         PERFORM set_config('work_mem', CASE m WHEN 'Sort 4MB' THEN '4MB' ELSE '16GB' END, false);
         PERFORM set_config('mergepath.enable_sort', (m IN ('cpu', 'gpu'))::text, false);
@@ -109,9 +124,11 @@ BEGIN
         IF p.small THEN
           INSERT INTO sort_results VALUES (c, n, m, NULL, pg_temp.median_ms(q, reps), NULL, NULL);
         ELSE
-          node := pg_temp.sort_node(q);
+          node := pg_temp.sort_node(CASE m WHEN 'floor' THEN fq ELSE q END);
           INSERT INTO sort_results
-          VALUES (c, n, m, node.own_ms, pg_temp.median_ms(q, reps, false), node.backend, node.phases);
+          VALUES (c, n, m, node.own_ms,
+                  pg_temp.median_ms(CASE m WHEN 'floor' THEN fq ELSE q END, reps, false),
+                  node.backend, node.phases);
         END IF;
         RAISE NOTICE '% rows, %, %: %', n, c, m,
           (SELECT format('node %s ms, query %s ms, %s', node_ms, query_ms, phases) FROM sort_results
@@ -133,12 +150,14 @@ WHERE method IN ('cpu', 'gpu') AND backend IS DISTINCT FROM method AND NOT (SELE
 CREATE TEMP VIEW sort_table AS
 SELECT r.case_name, r.rows,
        s.node_ms AS s_node, s4.node_ms AS s4_node, c.node_ms AS c_node, g.node_ms AS g_node,
+       f.node_ms AS f_node,
        s.query_ms AS s_query, s4.query_ms AS s4_query, c.query_ms AS c_query, g.query_ms AS g_query
 FROM (SELECT DISTINCT case_name, rows FROM sort_results) r
 LEFT JOIN sort_results s ON s.case_name = r.case_name AND s.rows = r.rows AND s.method = 'Sort'
 LEFT JOIN sort_results s4 ON s4.case_name = r.case_name AND s4.rows = r.rows AND s4.method = 'Sort 4MB'
 LEFT JOIN sort_results c ON c.case_name = r.case_name AND c.rows = r.rows AND c.method = 'cpu'
-LEFT JOIN sort_results g ON g.case_name = r.case_name AND g.rows = r.rows AND g.method = 'gpu';
+LEFT JOIN sort_results g ON g.case_name = r.case_name AND g.rows = r.rows AND g.method = 'gpu'
+LEFT JOIN sort_results f ON f.case_name = r.case_name AND f.rows = r.rows AND f.method = 'floor';
 
 \if :small
 \echo
@@ -148,9 +167,11 @@ SELECT case_name AS "case", rows, s_query AS "Sort", c_query AS "node cpu", g_qu
 FROM sort_table ORDER BY case_name, rows;
 \else
 \echo
-\echo the sort node own time (EXPLAIN ANALYZE: its total less its input), ms
+\echo the sort node own time (EXPLAIN ANALYZE: its total less its input), ms; floor: a CTE
+\echo Scan that keeps and returns the same rows unsorted
 SELECT case_name AS "case", rows, s_node AS "Sort", s4_node AS "Sort 4MB", c_node AS "node cpu",
-       g_node AS "node gpu", round(s_node / c_node, 2) AS "Sort/cpu", round(s_node / g_node, 2) AS "Sort/gpu"
+       g_node AS "node gpu", f_node AS "floor", round(s_node / c_node, 2) AS "Sort/cpu",
+       round(s_node / g_node, 2) AS "Sort/gpu"
 FROM sort_table ORDER BY case_name, rows;
 \echo
 \echo the whole query, ms
