@@ -97,6 +97,192 @@ MP_NAME(small_sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch)
 #define MP_PASSES ((int) (8 * sizeof(MP_U) + MP_RADIX_BITS - 1) / MP_RADIX_BITS)
 #define MP_DIGIT(k, d) ((int) (((k) >> (MP_RADIX_BITS * (d))) & (MP_RADIX - 1)))
 
+/*
+ * The radix sort on mp_cpu_threads threads: the input cut into as many
+ * parts, each pass counted and scattered part by part, a part's elements of
+ * each digit value going to a slot range of their own (all the lower parts'
+ * elements of that value before them), so that the order is that of one
+ * thread's pass and the sort stays stable.  A pass's counts are the first
+ * read's where its input is the input, and a read of their own otherwise.
+ * The parts advance in rounds of MP_CPU_CHUNK elements each, with a poll
+ * between rounds (the threads themselves never poll).
+ */
+typedef struct MP_NAME(radix_job)
+{
+	const MP_T *src;
+	MP_T	   *dst;
+	int64_t		n;
+	int			nparts;
+	int			digit;			/* -1: the first read, every digit */
+	int64_t		round;			/* of the parts' rounds */
+	int64_t    *counts;			/* a part's MP_PASSES x MP_RADIX counts, then next slots */
+	bool	   *unsorted;		/* a part's: some element below the one before */
+	bool		scatter;
+} MP_NAME(radix_job);
+
+/* Part t's elements in the job's round. */
+static inline void
+MP_NAME(radix_round) (const MP_NAME(radix_job) *job, int t, int64_t *lo, int64_t *hi)
+{
+	int64_t		start = job->n * t / job->nparts,
+				end = job->n * (t + 1) / job->nparts;
+
+	*lo = start + job->round * MP_CPU_CHUNK;
+	*hi = *lo + MP_CPU_CHUNK < end ? *lo + MP_CPU_CHUNK : end;
+}
+
+static void
+MP_NAME(radix_part) (void *ctx, int64_t first, int64_t last)
+{
+	const MP_NAME(radix_job) *job = ctx;
+
+	for (int t = (int) first; t < (int) last; t++)
+	{
+		int64_t    *counts = job->counts + (size_t) t * MP_PASSES * MP_RADIX;
+		const MP_T *src = job->src;
+		int64_t		lo,
+					hi;
+
+		MP_NAME(radix_round) (job, t, &lo, &hi);
+		if (job->digit < 0)
+		{
+			bool		unsorted = false;
+
+			for (int64_t i = lo; i < hi; i++)
+			{
+				MP_U		k = MP_KEY(src[i]);
+
+				unsorted |= i > 0 && k < MP_KEY(src[i - 1]);
+				for (int d = 0; d < MP_PASSES; d++)
+					counts[d * MP_RADIX + MP_DIGIT(k, d)]++;
+			}
+			job->unsorted[t] |= unsorted;
+		}
+		else if (!job->scatter)
+		{
+			int64_t    *c = counts + job->digit * MP_RADIX;
+
+			for (int64_t i = lo; i < hi; i++)
+				c[MP_DIGIT(MP_KEY(src[i]), job->digit)]++;
+		}
+		else
+		{
+			int64_t    *next = counts + job->digit * MP_RADIX;
+			MP_T	   *restrict dst = job->dst;
+
+			for (int64_t i = lo; i < hi; i++)
+			{
+				MP_T		x = src[i];
+
+				dst[next[MP_DIGIT(MP_KEY(x), job->digit)]++] = x;
+			}
+		}
+	}
+}
+
+/* Every part's round, on the threads; then a poll. */
+static bool
+MP_NAME(radix_rounds) (MP_NAME(radix_job) *job, mp_poll_fn poll)
+{
+	int64_t		rounds = (job->n / job->nparts + 1 + MP_CPU_CHUNK - 1) / MP_CPU_CHUNK;
+
+	for (job->round = 0; job->round < rounds; job->round++)
+	{
+		mp_cpu_parallel(job->nparts, job->nparts, 1, MP_NAME(radix_part), job);
+		if (poll && poll())
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Returns MP_OUT_OF_MEMORY, having done nothing, when the counts cannot be
+ * allocated: the caller sorts on its own thread then.
+ */
+static mp_status
+MP_NAME(sort_threads) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, int nparts,
+					   mp_poll_fn poll)
+{
+	MP_NAME(radix_job) job = {in, NULL, n, nparts, -1, 0, NULL, NULL, false};
+	bool		moves[MP_PASSES];
+	bool		unsorted = false;
+	int			passes = 0;
+	bool		first = true;
+	MP_T	   *dst;
+
+	job.counts = calloc((size_t) nparts * MP_PASSES * MP_RADIX, sizeof(int64_t));
+	job.unsorted = calloc(nparts, sizeof(bool));
+	if (job.counts == NULL || job.unsorted == NULL)
+	{
+		free(job.counts);
+		free(job.unsorted);
+		return MP_OUT_OF_MEMORY;
+	}
+	if (!MP_NAME(radix_rounds) (&job, poll))
+		goto cancelled;
+	for (int t = 0; t < nparts; t++)
+		unsorted |= job.unsorted[t];
+	if (!unsorted)
+	{
+		memcpy(out, in, n * sizeof(MP_T));
+		goto done;
+	}
+	for (int d = 0; d < MP_PASSES; d++)
+	{
+		int64_t		all = 0;
+
+		for (int t = 0; t < nparts; t++)
+			all += job.counts[((size_t) t * MP_PASSES + d) * MP_RADIX + MP_DIGIT(MP_KEY(in[0]), d)];
+		moves[d] = all != n;
+		passes += moves[d];
+	}
+
+	dst = passes % 2 ? out : scratch;
+	for (int d = 0; d < MP_PASSES; d++)
+	{
+		int64_t		sum = 0;
+
+		if (!moves[d])
+			continue;
+		job.digit = d;
+		if (!first)
+		{
+			/* the parts' counts of this digit, over this pass's input */
+			for (int t = 0; t < nparts; t++)
+				memset(job.counts + ((size_t) t * MP_PASSES + d) * MP_RADIX, 0,
+					   MP_RADIX * sizeof(int64_t));
+			job.scatter = false;
+			if (!MP_NAME(radix_rounds) (&job, poll))
+				goto cancelled;
+		}
+		first = false;
+		/* counts into next slots: value by value, part by part */
+		for (int v = 0; v < MP_RADIX; v++)
+			for (int t = 0; t < nparts; t++)
+			{
+				int64_t    *c = &job.counts[((size_t) t * MP_PASSES + d) * MP_RADIX + v];
+				int64_t		count = *c;
+
+				*c = sum;
+				sum += count;
+			}
+		job.dst = dst;
+		job.scatter = true;
+		if (!MP_NAME(radix_rounds) (&job, poll))
+			goto cancelled;
+		job.src = dst;
+		dst = dst == out ? scratch : out;
+	}
+done:
+	free(job.counts);
+	free(job.unsorted);
+	return MP_OK;
+cancelled:
+	free(job.counts);
+	free(job.unsorted);
+	return MP_CANCELLED;
+}
+
 static mp_status
 MP_NAME(sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, mp_poll_fn poll)
 {
@@ -112,6 +298,15 @@ MP_NAME(sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, mp_poll_fn p
 	{
 		MP_NAME(small_sort) (in, n, out, scratch);
 		return MP_OK;
+	}
+	if (mp_cpu_threads > 1 && n >= 2 * MP_SORT_THREAD_MIN)
+	{
+		int			nparts = mp_cpu_threads < n / MP_SORT_THREAD_MIN ? mp_cpu_threads
+			: (int) (n / MP_SORT_THREAD_MIN);
+		mp_status	st = MP_NAME(sort_threads) (in, n, out, scratch, nparts, poll);
+
+		if (st != MP_OUT_OF_MEMORY)
+			return st;
 	}
 
 	/* every digit's histogram, and whether the input is sorted already */

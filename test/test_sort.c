@@ -67,10 +67,13 @@ typedef enum layout
 	LAY_SORTED,
 	LAY_REVERSED,
 	LAY_NEARLY,					/* sorted, with a few elements swapped */
-	NUM_LAYOUTS
+	NUM_LAYOUTS,
+	LAY_SEAM = NUM_LAYOUTS		/* sorted but for one swap where the first
+								 * thread's part of the sort ends */
 } layout;
 
-static const char *const layout_names[] = {"shuffled", "sorted", "reversed", "nearly sorted"};
+static const char *const layout_names[] = {"shuffled", "sorted", "reversed", "nearly sorted",
+"swapped at a thread's seam"};
 
 static void
 lay_out(mp_type type, gen_kind gen, layout lay, int64_t n, void *x)
@@ -93,6 +96,9 @@ lay_out(mp_type type, gen_kind gen, layout lay, int64_t n, void *x)
 				break;
 			case LAY_NEARLY:
 				j = rnd_below(64) == 0 ? rnd_below(n) : -1;
+				break;
+			case LAY_SEAM:
+				j = i == n / mp_cpu_threads - 1 ? i + 1 : -1;
 				break;
 			default:
 				break;
@@ -237,10 +243,42 @@ run_sort_cancel(const backend *be, mp_type type, int64_t n)
 	free(want);
 }
 
+/*
+ * The CPU sort on several threads: sizes either side of where it starts
+ * using them, thread counts that do not divide them, an input whose only
+ * disorder is at the seam of two threads' parts.
+ */
+static void
+run_sort_thread_tests(const backend *be)
+{
+	static const int threads[] = {2, 3, 7};
+	int			saved = mp_cpu_threads;
+
+	for (size_t t = quick ? 1 : 0; t < (quick ? 2 : sizeof(threads) / sizeof(threads[0])); t++)
+	{
+		mp_cpu_threads = threads[t];
+		for (int ty = 0; ty < 4; ty++)
+		{
+			const int64_t sizes[] = {2 * MP_SORT_THREAD_MIN - 1, 2 * MP_SORT_THREAD_MIN, 1000003};
+
+			for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			{
+				run_sort_case(be, (mp_type) ty, GEN_WIDE, LAY_SHUFFLED, sizes[s]);
+				run_sort_case(be, (mp_type) ty, GEN_SPECIAL, LAY_NEARLY, sizes[s]);
+				run_sort_case(be, (mp_type) ty, GEN_WIDE, LAY_SEAM, sizes[s]);
+			}
+		}
+	}
+	mp_cpu_threads = saved;
+}
+
 void
 run_sort_tests(const backend *be)
 {
 	int64_t		big = quick ? 300000 : 10000000;
+
+	if (strcmp(be->name, "cpu") == 0)
+		run_sort_thread_tests(be);
 
 	for (int t = 0; t < 4; t++)
 	{

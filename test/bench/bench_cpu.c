@@ -3,9 +3,12 @@
  *		The CPU backend's merge beside a textbook two-pointer merge and a
  *		memcpy of the same bytes, one thread, sorted random keys, median of 5.
  *		--sort: where the CPU sort's radix sort overtakes its merge sort.
+ *		--threads: the CPU sort of random keys on 1 to 16 threads
+ *		(mergepath.cpu_threads), and qsort on one, median of 5.
  *
  *	bench_cpu [millions per side ...]    (default: 1 10)
  *	bench_cpu --sort
+ *	bench_cpu --threads [millions]       (default: 10)
  */
 #include <math.h>
 #include <stdio.h>
@@ -184,6 +187,69 @@ sort_crossover(void)
 	mp_cpu_sort_small = saved;
 }
 
+static int
+cmp_int4(const void *p, const void *q)
+{
+	int32_t		x = *(const int32_t *) p,
+				y = *(const int32_t *) q;
+
+	return (x > y) - (x < y);
+}
+
+/* The sort of n random keys of each type on 1..16 threads; qsort beside int4. */
+static void
+sort_threads(int64_t millions)
+{
+	static const int threads[] = {1, 2, 4, 8, 16};
+	int64_t		n = millions * 1000000;
+	int			saved = mp_cpu_threads;
+
+	printf("| type   | n    | qsort ms |");
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		printf(" %2d thr ms |", threads[t]);
+	printf(" 4 thr / 1 |\n|--------|------|----------|");
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		printf("-----------|");
+	printf("-----------|\n");
+	for (int ty = 0; ty < 4; ty++)
+	{
+		mp_type		type = (mp_type) ty;
+		size_t		sz = mp_type_size(type);
+		char	   *in = sorted_values(type, n, 5, 0),
+				   *out = malloc(n * sz),
+				   *scratch = malloc(n * sz);
+		double		ms[5],
+					t_q = -1;
+
+		for (int64_t i = n - 1; i > 0; i--)
+		{
+			int64_t		j = ((int64_t) rand() << 16 ^ rand()) % (i + 1);
+			char		tmp[8];
+
+			memcpy(tmp, in + i * sz, sz);
+			memcpy(in + i * sz, in + j * sz, sz);
+			memcpy(in + j * sz, tmp, sz);
+		}
+		memset(out, 1, n * sz);
+		memset(scratch, 1, n * sz);
+		if (type == MP_INT4)
+			MEDIAN_OF_5(t_q, (memcpy(out, in, n * sz), qsort(out, n, sz, cmp_int4)));
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			mp_cpu_threads = threads[t];
+			MEDIAN_OF_5(ms[t], mp_cpu_sort(type, in, n, out, scratch, NULL));
+		}
+		printf("| %-6s | %3lldM | %8.1f |", names[ty], (long long) millions, t_q);
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+			printf(" %9.1f |", ms[t]);
+		printf(" %9.2f |\n", ms[2] / ms[0]);
+		free(in);
+		free(out);
+		free(scratch);
+	}
+	mp_cpu_threads = saved;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -193,6 +259,11 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--sort") == 0)
 	{
 		sort_crossover();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--threads") == 0)
+	{
+		sort_threads(argc > 2 ? atoll(argv[2]) : 10);
 		return 0;
 	}
 	if (argc > 1)
