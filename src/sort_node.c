@@ -3,14 +3,16 @@
  *		MergepathSort: a Sort whose sorting runs on the backends.
  *
  * The node reads its input once, keeping each row as a minimal tuple in
- * large blocks of its own memory (no allocation per row).  Then it folds
- * each row's sort keys into one composite order-preserving unsigned key
+ * large blocks of its own memory (no allocation per row).  It folds each
+ * row's sort keys into one composite order-preserving unsigned key
  * (mp_order.h: DESC inverts a key's bits, a NULL bit above a nullable key
- * puts NULLs first or last, floats order NaNs last and -0 with +0), has the
- * backend the settings choose compute the stable permutation of the rows by
- * those keys, puts the rows in that order in one pass (the random reads
- * overlap there, as they would not while returning rows one at a time;
- * large arrays are on huge pages, node_memory.c), and returns them.  Rows
+ * puts NULLs first or last, floats order NaNs last and -0 with +0): as the
+ * row is read where the keys fit one word, else in a pass after.  Then it
+ * has the backend the settings choose compute the stable permutation of the
+ * rows by those keys, puts the rows in that order in one gather on the CPU
+ * backend's threads (the random reads overlap there, as they would not
+ * while returning rows one at a time; large arrays are on huge pages,
+ * node_memory.c), and returns them.  Rows
  * with equal keys come out in their input order.
  *
  * An input whose columns are all passed by value (numbers, dates,
