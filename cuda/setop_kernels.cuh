@@ -59,6 +59,7 @@ struct setop_shape
 	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
 									 * bound */
 	static constexpr int STAGES = 3;	/* of the pipelined kernel */
+	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;	/* a SM, of the pipelined kernel */
 };
 
 /*
@@ -361,6 +362,53 @@ setop_settle(M &mask)
  * must not go down, starting from the elements in front of its start, and
  * it must end where the next thread starts (see setop_tile).
  */
+/*
+ * The order the fast steps take and pair by.  For floats it is IEEE's plain
+ * comparison, which agrees with the total order (-0 equal to 0, NaN equal
+ * to NaN and above everything) wherever no NaN is involved; the fast steps
+ * run only on tiles whose elements after both windows are not NaN, so on
+ * sorted input the tile holds none (and a NaN met there means unsorted
+ * input: see setop_fast_descends).  The total order costs floats two
+ * comparisons where integers need one, and in the unrolled steps its
+ * predicates do not fit the predicate registers.
+ */
+template <typename T>
+__device__ __forceinline__ bool
+setop_fast_lt(T x, T y)
+{
+	if constexpr (std::is_floating_point<T>::value)
+		return x < y;
+	else
+		return order<T>::lt(x, y);
+}
+
+/*
+ * The fast steps' check that v, taken after prev, does not go down.  For
+ * floats, any comparison with a NaN counts as going down: in the tiles the
+ * fast steps take, a NaN means the input is not sorted.
+ */
+template <typename T>
+__device__ __forceinline__ bool
+setop_fast_descends(T v, T prev)
+{
+	if constexpr (std::is_floating_point<T>::value)
+		return !(prev <= v);
+	else
+		return order<T>::lt(v, prev);
+}
+
+/* Whether the fast steps' order holds in a tile whose windows are followed
+ * by after_a and after_b (see setop_fast_lt). */
+template <typename T>
+__device__ __forceinline__ bool
+setop_fast_order_holds(T after_a, T after_b)
+{
+	if constexpr (std::is_floating_point<T>::value)
+		return after_a == after_a && after_b == after_b;
+	else
+		return true;
+}
+
 template <typename T, int VT, mp_setop OP>
 __device__ __forceinline__ void
 setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pending,
@@ -381,11 +429,11 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
-		const bool	take_a = !pending && !order<T>::lt(y, x);
-		const bool	paired = take_a && !order<T>::lt(x, y);
+		const bool	take_a = !pending && !setop_fast_lt(y, x);
+		const bool	paired = take_a && !setop_fast_lt(x, y);
 		const T		v = take_a ? x : y;
 
-		descents |= order<T>::lt(v, prev);
+		descents |= setop_fast_descends(v, prev);
 		prev = v;
 		o.r[i] = v;
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << i;
@@ -567,7 +615,7 @@ setop_tile_steps(const setop_view<T> &v, int tid, int (*starts)[2], setop_steps_
 		starts[NT][0] = v.acount;
 		starts[NT][1] = v.bcount;
 	}
-	if (v.fast)
+	if (v.fast && setop_fast_order_holds(v.sa[v.acount], v.sb[v.bcount]))
 		setop_steps_full<T, VT, OP>(v.sa, v.sb, a_start, b_start, pending, o);
 	else
 	{
@@ -801,8 +849,8 @@ setop_pipelined_smem()
 	return (size_t) STAGES * setop_stage_elems<T, NT, VT>() * sizeof(T);
 }
 
-template <typename T, int NT, int VT, int STAGES, mp_setop OP>
-__global__ void __launch_bounds__(NT + 32, NT == 128 ? (sizeof(T) == 4 ? 4 : 3) : 1)
+template <typename T, int NT, int VT, int STAGES, int BLOCKS, mp_setop OP>
+__global__ void __launch_bounds__(NT + 32, BLOCKS)
 setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
 				const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
 				setop_chain chain, int tiles, int64_t *__restrict__ length,
@@ -1014,7 +1062,8 @@ setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_b
  * capacity elements; unsorted as for merge_on_device.  Stream-ordered.
  */
 template <mp_setop OP, typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT,
-		  int MINB = setop_shape<T>::MINB, int STAGES = setop_shape<T>::STAGES>
+		  int MINB = setop_shape<T>::MINB, int STAGES = setop_shape<T>::STAGES,
+		  int BLOCKS = setop_shape<T>::BLOCKS>
 inline cudaError_t
 setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t capacity,
 				int64_t *length, int64_t *parts, void *chain_storage, size_t chain_bytes,
@@ -1041,7 +1090,7 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 	 */
 	{
 		constexpr size_t smem = setop_pipelined_smem<T, NT, VT, STAGES>();
-		auto		kernel = setop_pipelined<T, NT, VT, STAGES, OP>;
+		auto		kernel = setop_pipelined<T, NT, VT, STAGES, BLOCKS, OP>;
 		static int	resident = -1;
 
 		if (resident < 0)

@@ -91,6 +91,36 @@ run_unsorted(const backend *be, mp_setop op, mp_type type, gen_kind ga, gen_kind
 }
 
 /*
+ * A NaN inside one side of sorted floats, with numbers after it: unsorted
+ * (NaN sorts last), though the side still ends in a number, as the tiles'
+ * fast steps look at.
+ */
+static void
+run_nan_inside(const backend *be, mp_setop op, mp_type type, int64_t na, int64_t nb, bool in_a)
+{
+	size_t		sz = mp_type_size(type);
+	char	   *a = xmalloc(na * sz),
+			   *b = xmalloc(nb * sz),
+			   *out = xmalloc(mp_setop_capacity(op, na, nb) * sz);
+	int64_t		n = in_a ? na : nb;
+	int64_t		nout;
+
+	gen_sorted(type, GEN_LOW, na, a);
+	gen_sorted(type, GEN_LOW, nb, b);
+	put(type, in_a ? a : b, rnd_below(n - 1), 0, NAN);
+	check(be->setop(op, type, a, na, b, nb, out, &nout, true, NULL) == MP_UNSORTED,
+		  in_a ? "NaN inside a not reported" : "NaN inside b not reported",
+		  "NaN inside", be, type, na, nb);
+	nout = -1;
+	check(be->setop(op, type, a, na, b, nb, out, &nout, false, NULL) == MP_OK &&
+		  nout >= 0 && nout <= mp_setop_capacity(op, na, nb),
+		  "check off must return cleanly", "NaN inside", be, type, na, nb);
+	free(a);
+	free(b);
+	free(out);
+}
+
+/*
  * a ascends in runs of `period` elements, each run starting below the last
  * one's end, and b is empty: with a period that is a tile's length, every
  * descent falls where a tile's window starts, and only the comparison with
@@ -211,6 +241,9 @@ run_setop_tests(const backend *be)
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 70000, 30000, true, true);
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 30000, 70000, false, true);
 			run_unsorted(be, op, type, GEN_LOW, GEN_LOW, 5000, 0, true, true);
+			for (int i = 0; type >= MP_FLOAT4 && i < 6; i++)
+				run_nan_inside(be, op, type, 2 + rnd_below(quick ? 20000 : 300000),
+							   2 + rnd_below(quick ? 20000 : 300000), i % 2 == 0);
 		}
 
 		/* totals at every multiple of 128 up to 80 * 128 and one either side,

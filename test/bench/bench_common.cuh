@@ -59,7 +59,12 @@ median_ms(F &&run)
 	return t[t.size() / 2];
 }
 
-/* n pseudo-random keys: over the whole type (range 0), else in [0, range) */
+/*
+ * n pseudo-random keys: over the whole type (range 0), else range distinct
+ * values: [0, range), or for float the range floats from 1.0 up (float
+ * cannot hold every integer above 2^24, and rounding would give it runs of
+ * equal keys that the other types do not have).
+ */
 template <typename T>
 __global__ void
 fill_random(T *x, int64_t n, uint64_t seed, uint64_t range)
@@ -73,7 +78,9 @@ fill_random(T *x, int64_t n, uint64_t seed, uint64_t range)
 		h ^= h >> 31;
 		h *= 0xBF58476D1CE4E5B9ull;
 		h ^= h >> 29;
-		if (range != 0)
+		if (range != 0 && std::is_same<T, float>::value)
+			x[i] = (T) __uint_as_float(0x3F800000u + (uint32_t) (h % range));
+		else if (range != 0)
 			x[i] = (T) (h % range);
 		else if constexpr (std::is_floating_point<T>::value)
 			x[i] = (T) ((double) (int64_t) h / 9.2e12);	/* about +-1e6 */

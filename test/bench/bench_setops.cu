@@ -76,10 +76,10 @@ struct setop_case
 	}
 
 	template <mp_setop OP, int NT = mp::setop_shape<T>::NT, int VT = mp::setop_shape<T>::VT,
-			  int STAGES = mp::setop_shape<T>::STAGES>
+			  int STAGES = mp::setop_shape<T>::STAGES, int BLOCKS = mp::setop_shape<T>::BLOCKS>
 	void run_mp()
 	{
-		CK((mp::setop_on_device<OP, T, NT, VT, mp::setop_shape<T>::MINB, STAGES>(
+		CK((mp::setop_on_device<OP, T, NT, VT, mp::setop_shape<T>::MINB, STAGES, BLOCKS>(
 			a, m, b, m, out, 2 * m, length, parts, state, state_bytes, flag, 0)));
 	}
 
@@ -176,21 +176,21 @@ bench_type(int64_t m, bool with_host)
 	}
 }
 
-/* One block shape and number of stages of the --tune sweep. */
-template <typename T, mp_setop OP, int NT, int VT, int STAGES>
+/* One block shape, number of stages and blocks an SM of the --tune sweep. */
+template <typename T, mp_setop OP, int NT, int VT, int STAGES, int BLOCKS>
 static void
 tune_one(setop_case<T> &c, int64_t nref)
 {
-	auto		run = [&] { c.template run_mp<OP, NT, VT, STAGES>(); };
+	auto		run = [&] { c.template run_mp<OP, NT, VT, STAGES, BLOCKS>(); };
 
 	run();
 	bool		ok = c.out_is_right(nref);
 	float		t = median_ms(run);
 	double		gbps = (2.0 * c.m + nref) * sizeof(T) / (t * 1e6);
 
-	printf("| %-7s | %5lldM | %-9s | %4d | %3d | %6d | %7.3f | %6.0f | %5.0f%% | %s\n",
-		   type_name<T>::get(), (long long) (c.m / 1000000), op_names[OP], NT, VT, STAGES, t, gbps,
-		   100.0 * gbps / c.copy_gbps, ok ? "same" : "MISMATCH");
+	printf("| %-7s | %5lldM | %-9s | %4d | %3d | %6d | %6d | %7.3f | %6.0f | %5.0f%% | %s\n",
+		   type_name<T>::get(), (long long) (c.m / 1000000), op_names[OP], NT, VT, STAGES, BLOCKS,
+		   t, gbps, 100.0 * gbps / c.copy_gbps, ok ? "same" : "MISMATCH");
 }
 
 template <typename T, mp_setop OP>
@@ -201,19 +201,21 @@ tune_op(setop_case<T> &c)
 
 	if constexpr (sizeof(T) == 4)
 	{
-		tune_one<T, OP, 128, 23, 3>(c, nref);
-		tune_one<T, OP, 128, 31, 2>(c, nref);
-		tune_one<T, OP, 128, 31, 3>(c, nref);
-		tune_one<T, OP, 128, 39, 2>(c, nref);
-		tune_one<T, OP, 128, 39, 3>(c, nref);
-		tune_one<T, OP, 256, 15, 3>(c, nref);
+		tune_one<T, OP, 128, 31, 3, 4>(c, nref);
+		tune_one<T, OP, 128, 39, 2, 4>(c, nref);
+		tune_one<T, OP, 256, 23, 3, 2>(c, nref);
+		tune_one<T, OP, 256, 27, 3, 2>(c, nref);
+		tune_one<T, OP, 256, 31, 3, 2>(c, nref);
+		tune_one<T, OP, 256, 39, 2, 2>(c, nref);
+		tune_one<T, OP, 256, 35, 2, 2>(c, nref);
 	}
 	else
 	{
-		tune_one<T, OP, 128, 15, 3>(c, nref);
-		tune_one<T, OP, 128, 19, 2>(c, nref);
-		tune_one<T, OP, 128, 19, 3>(c, nref);
-		tune_one<T, OP, 128, 23, 2>(c, nref);
+		tune_one<T, OP, 128, 23, 3, 3>(c, nref);
+		tune_one<T, OP, 128, 19, 3, 3>(c, nref);
+		tune_one<T, OP, 256, 15, 3, 2>(c, nref);
+		tune_one<T, OP, 256, 19, 2, 2>(c, nref);
+		tune_one<T, OP, 256, 21, 2, 2>(c, nref);
 	}
 }
 
@@ -231,7 +233,7 @@ tune_type(int64_t m)
 			(c.a, m, c.b, m, c.parts, parts, parts > MERGE_BRACKET_FROM, chain);
 	});
 
-	printf("| %-7s | %5lldM | partition | %4d | %3d |        | %7.3f |        |         |\n",
+	printf("| %-7s | %5lldM | partition | %4d | %3d |        |        | %7.3f |        |         |\n",
 		   type_name<T>::get(), (long long) (m / 1000000), mp::setop_shape<T>::NT,
 		   mp::setop_shape<T>::VT, t_part);
 	tune_op<T, MP_INTERSECT>(c);
@@ -246,8 +248,8 @@ main(int argc, char **argv)
 	print_header("GB/s count both inputs read and the result written");
 	if (opt.tune)
 	{
-		printf("| type    | n/side | op        |   NT |  VT | stages |      ms |   GB/s | of copy |\n"
-			   "|---------|--------|-----------|------|-----|--------|---------|--------|---------|\n");
+		printf("| type    | n/side | op        |   NT |  VT | stages | blocks |      ms |   GB/s | of copy |\n"
+			   "|---------|--------|-----------|------|-----|--------|--------|---------|--------|---------|\n");
 		for (int64_t s : opt.sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
