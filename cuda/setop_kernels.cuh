@@ -363,51 +363,35 @@ setop_settle(M &mask)
  * it must end where the next thread starts (see setop_tile).
  */
 /*
- * The order the fast steps take and pair by.  For floats it is IEEE's plain
- * comparison, which agrees with the total order (-0 equal to 0, NaN equal
- * to NaN and above everything) wherever no NaN is involved; the fast steps
- * run only on tiles whose elements after both windows are not NaN, so on
- * sorted input the tile holds none (and a NaN met there means unsorted
- * input: see setop_fast_descends).  The total order costs floats two
- * comparisons where integers need one, and in the unrolled steps its
- * predicates do not fit the predicate registers.
+ * The order the fast steps take and pair by, and their check.  For floats
+ * it is IEEE's plain comparison, which agrees with the total order (-0
+ * equal to 0, NaN equal to NaN and above everything) wherever no NaN is
+ * involved: the total order costs floats two comparisons where integers
+ * need one, and in the unrolled steps its predicates do not fit the
+ * predicate registers.  The fast steps run only on tiles whose elements
+ * after both windows are not NaN (holds), so on sorted input the tile holds
+ * none; the check that v, taken after prev, does not go down (descends)
+ * counts any comparison with a NaN as going down, since there a NaN means
+ * unsorted input.
  */
-template <typename T>
-__device__ __forceinline__ bool
-setop_fast_lt(T x, T y)
+template <typename T, bool FLOAT = std::is_floating_point<T>::value>
+struct setop_fast_order
 {
-	if constexpr (std::is_floating_point<T>::value)
-		return x < y;
-	else
-		return order<T>::lt(x, y);
-}
+	static __device__ __forceinline__ bool lt(T x, T y) { return order<T>::lt(x, y); }
+	static __device__ __forceinline__ bool descends(T v, T prev) { return order<T>::lt(v, prev); }
+	static __device__ __forceinline__ bool holds(T, T) { return true; }
+};
 
-/*
- * The fast steps' check that v, taken after prev, does not go down.  For
- * floats, any comparison with a NaN counts as going down: in the tiles the
- * fast steps take, a NaN means the input is not sorted.
- */
 template <typename T>
-__device__ __forceinline__ bool
-setop_fast_descends(T v, T prev)
+struct setop_fast_order<T, true>
 {
-	if constexpr (std::is_floating_point<T>::value)
-		return !(prev <= v);
-	else
-		return order<T>::lt(v, prev);
-}
-
-/* Whether the fast steps' order holds in a tile whose windows are followed
- * by after_a and after_b (see setop_fast_lt). */
-template <typename T>
-__device__ __forceinline__ bool
-setop_fast_order_holds(T after_a, T after_b)
-{
-	if constexpr (std::is_floating_point<T>::value)
+	static __device__ __forceinline__ bool lt(T x, T y) { return x < y; }
+	static __device__ __forceinline__ bool descends(T v, T prev) { return !(prev <= v); }
+	static __device__ __forceinline__ bool holds(T after_a, T after_b)
+	{
 		return after_a == after_a && after_b == after_b;
-	else
-		return true;
-}
+	}
+};
 
 template <typename T, int VT, mp_setop OP>
 __device__ __forceinline__ void
@@ -429,11 +413,11 @@ setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pendin
 #pragma unroll
 	for (int i = 0; i < VT; i++)
 	{
-		const bool	take_a = !pending && !setop_fast_lt(y, x);
-		const bool	paired = take_a && !setop_fast_lt(x, y);
+		const bool	take_a = !pending && !setop_fast_order<T>::lt(y, x);
+		const bool	paired = take_a && !setop_fast_order<T>::lt(x, y);
 		const T		v = take_a ? x : y;
 
-		descents |= setop_fast_descends(v, prev);
+		descents |= setop_fast_order<T>::descends(v, prev);
 		prev = v;
 		o.r[i] = v;
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << i;
@@ -615,7 +599,7 @@ setop_tile_steps(const setop_view<T> &v, int tid, int (*starts)[2], setop_steps_
 		starts[NT][0] = v.acount;
 		starts[NT][1] = v.bcount;
 	}
-	if (v.fast && setop_fast_order_holds(v.sa[v.acount], v.sb[v.bcount]))
+	if (v.fast && setop_fast_order<T>::holds(v.sa[v.acount], v.sb[v.bcount]))
 		setop_steps_full<T, VT, OP>(v.sa, v.sb, a_start, b_start, pending, o);
 	else
 	{
