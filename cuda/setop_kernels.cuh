@@ -59,7 +59,7 @@ struct setop_shape
 	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
 									 * bound */
 	static constexpr int STAGES = 3;	/* of the pipelined kernel */
-	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;	/* a SM, of the pipelined kernel */
+	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;	/* of the pipelined kernel, an SM */
 };
 
 /*
@@ -340,29 +340,6 @@ setop_settle(M &mask)
 }
 
 /*
- * A thread's VT serial steps over its share of the tile, from a_start and
- * b_start, in the balanced order: the merged order with the copies of a key
- * alternating, A's first (a1 b1 a2 b2 ...), so that a pair's B copy comes
- * right after its A copy.  Each step takes one element.  An A copy is paired
- * when B's next element equals it, which may lie past the share (it is the
- * next thread's first, which then starts pending); a B copy taken while
- * pending is the partner of the A copy before it.  Pairs yield A's copy
- * once.
- *
- * In a full tile both windows are followed by real elements (the next
- * tile's), and on sorted input the steps need no bounds: past A's share its
- * next element is above every key left in B's (or equal with the B copy
- * pending), and past B's share its next element is not below A's keys left
- * (or equal, then A's key is paired, correctly).  Each step loads only the
- * next element of the side it took; the other side's stays in its register.
- * (On unsorted input a thread may step up to VT past its share: the windows
- * have room for it.)
- *
- * The check for unsorted input rides on the steps: the keys a thread takes
- * must not go down, starting from the elements in front of its start, and
- * it must end where the next thread starts (see setop_tile).
- */
-/*
  * The order the fast steps take and pair by, and their check.  For floats
  * it is IEEE's plain comparison, which agrees with the total order (-0
  * equal to 0, NaN equal to NaN and above everything) wherever no NaN is
@@ -393,6 +370,29 @@ struct setop_fast_order<T, true>
 	}
 };
 
+/*
+ * A thread's VT serial steps over its share of the tile, from a_start and
+ * b_start, in the balanced order: the merged order with the copies of a key
+ * alternating, A's first (a1 b1 a2 b2 ...), so that a pair's B copy comes
+ * right after its A copy.  Each step takes one element.  An A copy is paired
+ * when B's next element equals it, which may lie past the share (it is the
+ * next thread's first, which then starts pending); a B copy taken while
+ * pending is the partner of the A copy before it.  Pairs yield A's copy
+ * once.
+ *
+ * In a full tile both windows are followed by real elements (the next
+ * tile's), and on sorted input the steps need no bounds: past A's share its
+ * next element is above every key left in B's (or equal with the B copy
+ * pending), and past B's share its next element is not below A's keys left
+ * (or equal, then A's key is paired, correctly).  Each step loads only the
+ * next element of the side it took; the other side's stays in its register.
+ * (On unsorted input a thread may step up to VT past its share: the windows
+ * have room for it.)
+ *
+ * The check for unsorted input rides on the steps: the keys a thread takes
+ * must not go down, starting from the elements in front of its start, and
+ * it must end where the next thread starts (see setop_tile).
+ */
 template <typename T, int VT, mp_setop OP>
 __device__ __forceinline__ void
 setop_steps_full(const T *sa, const T *sb, int a_start, int b_start, bool pending,
