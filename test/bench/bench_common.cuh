@@ -78,10 +78,13 @@ fill_random(T *x, int64_t n, uint64_t seed, uint64_t range)
 		h ^= h >> 31;
 		h *= 0xBF58476D1CE4E5B9ull;
 		h ^= h >> 29;
-		if (range != 0 && std::is_same<T, float>::value)
-			x[i] = (T) __uint_as_float(0x3F800000u + (uint32_t) (h % range));
-		else if (range != 0)
-			x[i] = (T) (h % range);
+		if (range != 0)
+		{
+			if constexpr (std::is_same<T, float>::value)
+				x[i] = __uint_as_float(0x3F800000u + (uint32_t) (h % range));
+			else
+				x[i] = (T) (h % range);
+		}
 		else if constexpr (std::is_floating_point<T>::value)
 			x[i] = (T) ((double) (int64_t) h / 9.2e12);	/* about +-1e6 */
 		else
