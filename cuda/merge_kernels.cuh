@@ -1,6 +1,6 @@
 /*
  * merge_kernels.cuh
- *		Merge Path on the device, in two phases.
+ *		Merge Path on the device, in two phases (one for small merges).
  *
  * 1. merge_partition: one thread per tile boundary binary-searches the
  *    cross-diagonal diag = tile * NV of the (A, B) grid and records how many A
@@ -14,6 +14,9 @@
  *    writes its items back through shared memory so that the stores are
  *    coalesced.  VT is odd so that the transposition has no bank
  *    conflicts.
+ *
+ * Small merges skip phase 1: each tile searches its own two boundaries
+ * (merge_tile_self).
  *
  * The sortedness check rides on the serial merge (see merge_one_tile), and
  * compares the first element of each window with the one before it in
@@ -753,6 +756,35 @@ tile_span_after_partition(const int64_t *__restrict__ parts, int64_t total)
 	return t;
 }
 
+/*
+ * The tile's span t merged into out, or on unsorted input (splits going
+ * backwards) the flag raised and the tile's outputs zeroed, so that nothing
+ * is left unwritten where checking is off and the result is unspecified.
+ */
+template <typename T, int NT, int VT>
+__device__ __forceinline__ void
+merge_span(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
+		   const tile_span &t, T *__restrict__ out, int *__restrict__ unsorted, T *s,
+		   uint64_t *bar, int (*starts)[2])
+{
+	constexpr int NV = NT * VT;
+
+	if (t.backwards())
+	{
+		if (unsorted != nullptr && threadIdx.x == 0)
+			*unsorted = 1;
+		for (int64_t i = t.d0 + threadIdx.x; i < t.d1; i += NT)
+			out[i] = T();
+		return;
+	}
+	if (t.d1 - t.d0 == NV)
+		merge_one_tile<T, NT, VT, true>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0), NV,
+										out, unsorted, s, bar, starts);
+	else
+		merge_one_tile<T, NT, VT, false>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0),
+										 (int) (t.d1 - t.d0), out, unsorted, s, bar, starts);
+}
+
 template <typename T, int NT, int VT, int MINB>
 __global__ void __launch_bounds__(NT, MINB)
 merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
@@ -765,24 +797,52 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
 	__shared__ int starts[NT + 1][2];
 	__shared__ uint64_t bar;
 
-	const tile_span t = tile_span_after_partition<NV>(parts, na + nb);
+	merge_span<T, NT, VT>(a, na, b, nb, tile_span_after_partition<NV>(parts, na + nb), out,
+						  unsorted, s, &bar, starts);
+}
 
-	if (t.backwards())
+/*
+ * The same without a partition kernel, for merges of few tiles: warp 0
+ * searches the tile's two boundaries first, 16 lanes each
+ * (merge_path_group), about log17(na + nb) rounds of dependent loads.  Each
+ * boundary is searched twice, by the tiles on either side, with the same
+ * arguments, so they agree on it whatever the input.  At 1M a side this
+ * takes 3 us off the merge: the second launch, the wait for the partition
+ * grid to end and the round trip of its splits through memory (see
+ * test/bench/NOTES.md).
+ */
+template <typename T, int NT, int VT, int MINB>
+__global__ void __launch_bounds__(NT, MINB)
+merge_tile_self(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
+				int64_t nb, T *__restrict__ out, int *__restrict__ unsorted)
+{
+	constexpr int NV = NT * VT;
+	static_assert(NT % 32 == 0 && VT % 2 == 1, "whole warps; VT is odd");
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
+	__shared__ int starts[NT + 1][2];
+	__shared__ uint64_t bar;
+	__shared__ int64_t splits[2];
+	const int64_t total = na + nb;
+	tile_span	t;
+
+	t.d0 = (int64_t) blockIdx.x * NV;
+	t.d1 = t.d0 + NV < total ? t.d0 + NV : total;
+	if (threadIdx.x < 32)
 	{
-		/* unsorted input: flag it, and leave no unwritten output for the
-		 * case where checking is off and the result is unspecified */
-		if (unsorted != nullptr && threadIdx.x == 0)
-			*unsorted = 1;
-		for (int64_t i = t.d0 + threadIdx.x; i < t.d1; i += NT)
-			out[i] = T();
-		return;
+		const int	end = threadIdx.x / 16;
+		const int64_t diag = end ? t.d1 : t.d0;
+		const int64_t split = merge_path_group<T, 16>(a, b, diag, diag > nb ? diag - nb : 0,
+													  diag < na ? diag : na);
+
+		if (threadIdx.x % 16 == 0)
+			splits[end] = split;
 	}
-	if (t.d1 - t.d0 == NV)
-		merge_one_tile<T, NT, VT, true>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0), NV,
-										out, unsorted, s, &bar, starts);
-	else
-		merge_one_tile<T, NT, VT, false>(a, na, b, nb, t.a0, t.b0, t.d0, (int) (t.a1 - t.a0),
-										 (int) (t.d1 - t.d0), out, unsorted, s, &bar, starts);
+	__syncthreads();
+	t.a0 = splits[0];
+	t.a1 = splits[1];
+	t.b0 = t.d0 - t.a0;
+	t.b1 = t.d1 - t.a1;
+	merge_span<T, NT, VT>(a, na, b, nb, t, out, unsorted, s, &bar, starts);
 }
 
 /* Tile boundaries from which the partition searches in two levels. */
@@ -830,18 +890,25 @@ merge_partition_on_device(const T *a, int64_t na, const T *b, int64_t nb, int64_
 /*
  * out[0..na+nb) = stable merge of a and b.  unsorted may be null (no check);
  * otherwise *unsorted must be zero on entry and is set to 1 when an input is
- * not ascending.
+ * not ascending.  With own_splits, the tiles search their own boundaries
+ * (merge_tile_self) and parts is not used.
  */
 template <typename T, int NT = merge_shape<T>::NT, int VT = merge_shape<T>::VT,
 		  int MINB = merge_shape<T>::MINB>
 inline cudaError_t
 merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
-				int64_t *parts, int *unsorted, cudaStream_t stream)
+				int64_t *parts, int *unsorted, cudaStream_t stream, bool own_splits = false)
 {
 	int64_t		tiles = merge_num_tiles<T, NT, VT>(na, nb);
 
 	if (tiles == 0)
 		return cudaSuccess;
+	if (own_splits)
+	{
+		merge_tile_self<T, NT, VT, MINB><<<(unsigned) tiles, NT, 0, stream>>>(a, na, b, nb, out,
+																			 unsorted);
+		return cudaGetLastError();
+	}
 	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
 		return err;
 	return launch_after_partition(merge_tile<T, NT, VT, MINB>, tiles, NT, 0, stream,
@@ -849,18 +916,21 @@ merge_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 }
 
 
-/* Bytes of partition array that merge_any_on_device needs, whatever shape it picks. */
+/* Bytes of partition array that merge_any_on_device needs (none for small merges). */
 template <typename T>
 inline size_t
 merge_any_parts_bytes(int64_t na, int64_t nb)
 {
-	size_t		big = merge_parts_bytes<T>(na, nb);
-	size_t		small = merge_parts_bytes<T, merge_small_shape<T>::NT, merge_small_shape<T>::VT>(na, nb);
-
-	return big > small ? big : small;
+	return na + nb <= MERGE_SMALL_UPTO ? 0 : merge_parts_bytes<T>(na, nb);
 }
 
-/* merge_on_device in the shape for its size (see merge_small_shape). */
+/*
+ * merge_on_device in the shape for its size (see merge_small_shape); merges
+ * that small search their tiles' boundaries in the tiles.  On the H200 at
+ * 1M a side that is 0.012-0.016 ms against 0.014-0.018 with the partition
+ * kernel; from 3M a side (tiles of 128 x 39) the two are level for 4-byte
+ * keys, and at 10M the partition kernel is faster (see NOTES.md).
+ */
 template <typename T>
 inline cudaError_t
 merge_any_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
@@ -869,7 +939,8 @@ merge_any_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out,
 	typedef merge_small_shape<T> S;
 
 	if (na + nb <= MERGE_SMALL_UPTO)
-		return merge_on_device<T, S::NT, S::VT, S::MINB>(a, na, b, nb, out, parts, unsorted, stream);
+		return merge_on_device<T, S::NT, S::VT, S::MINB>(a, na, b, nb, out, parts, unsorted, stream,
+														 true);
 	return merge_on_device<T>(a, na, b, nb, out, parts, unsorted, stream);
 }
 

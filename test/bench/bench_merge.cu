@@ -104,14 +104,8 @@ bench_type(int64_t m_, bool with_host)
 	auto		run_thrust = [&] {
 		thrust::merge(thrust::device, a, a + m, b, b + m, out, mp::order<T>());
 	};
-	auto		run_part = [&] {
-		typedef mp::merge_small_shape<T> S;
-
-		if (n <= MERGE_SMALL_UPTO)
-			CK((mp::merge_partition_on_device<T, S::NT, S::VT>(a, m, b, m, parts, 0)));
-		else
-			CK(mp::merge_partition_on_device(a, m, b, m, parts, 0));
-	};
+	/* small merges run no partition kernel (their tiles search their own splits) */
+	auto		run_part = [&] { CK(mp::merge_partition_on_device(a, m, b, m, parts, 0)); };
 	auto		run_copy = [&] {
 		CK(cudaMemcpyAsync(out, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
 		CK(cudaMemcpyAsync(out + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));
@@ -128,7 +122,7 @@ bench_type(int64_t m_, bool with_host)
 	float		t_cub = median_ms(run_cub);
 	float		t_thrust = median_ms(run_thrust);
 	float		t_copy = median_ms(run_copy);
-	float		t_part = median_ms(run_part);
+	float		t_part = n <= MERGE_SMALL_UPTO ? -1 : median_ms(run_part);
 	double		t_std = -1,
 				t_cpu = -1;
 
@@ -148,8 +142,12 @@ bench_type(int64_t m_, bool with_host)
 		ok = ok && memcmp(hout.data(), href.data(), n * sizeof(T)) == 0;
 	}
 
-	printf("| %-7s | %5lldM | %8.3f | %6.0f | %7.3f | %8.3f | %8.3f | %6.0f | %8.3f | %7.3f | %5.2f | %5.0f%% |",
-		   type_name<T>::get(), (long long) (m / 1000000), t_mp, gbps(n, sizeof(T), t_mp), t_part, t_mp_nc,
+	char		part[16] = "      -";
+
+	if (t_part >= 0)
+		snprintf(part, sizeof(part), "%7.3f", t_part);
+	printf("| %-7s | %5lldM | %8.3f | %6.0f | %s | %8.3f | %8.3f | %6.0f | %8.3f | %7.3f | %5.2f | %5.0f%% |",
+		   type_name<T>::get(), (long long) (m / 1000000), t_mp, gbps(n, sizeof(T), t_mp), part, t_mp_nc,
 		   t_cub, gbps(n, sizeof(T), t_cub), t_thrust, t_copy, t_cub / t_mp,
 		   100.0 * t_copy / t_mp);
 	if (with_host)
@@ -162,19 +160,20 @@ bench_type(int64_t m_, bool with_host)
 /* One block shape of the --tune sweep; NT * VT * sizeof(T) must fit 48 KB. */
 template <typename T, int NT, int VT, int MINB = 1>
 static void
-tune_one(merge_case<T> &c)
+tune_one(merge_case<T> &c, bool own_splits = false)
 {
 	auto		run = [&] {
-		CK((mp::merge_on_device<T, NT, VT, MINB>(c.a, c.m, c.b, c.m, c.out, c.parts, c.flag, 0)));
+		CK((mp::merge_on_device<T, NT, VT, MINB>(c.a, c.m, c.b, c.m, c.out, c.parts, c.flag, 0,
+												 own_splits)));
 	};
 
 	run();
 	bool		ok = c.out_is_right();
 	float		t = median_ms(run);
 
-	printf("| %-7s | %5lldM | %4d | %3d | %4d | %8.3f | %6.0f | %s\n", type_name<T>::get(),
-		   (long long) (c.m / 1000000), NT, VT, MINB, t, gbps(2 * c.m, sizeof(T), t),
-		   ok ? "same" : "MISMATCH");
+	printf("| %-7s | %5lldM | %4d | %3d | %4d | %-6s | %8.3f | %6.0f | %s\n", type_name<T>::get(),
+		   (long long) (c.m / 1000000), NT, VT, MINB, own_splits ? "own" : "part", t,
+		   gbps(2 * c.m, sizeof(T), t), ok ? "same" : "MISMATCH");
 }
 
 template <typename T>
@@ -184,11 +183,12 @@ tune_type(int64_t m)
 	merge_case<T> c(m);
 	float		t_cub = median_ms([&] { c.run_cub(); });
 
-	printf("| %-7s | %5lldM |  cub |     |      | %8.3f | %6.0f |\n", type_name<T>::get(),
+	printf("| %-7s | %5lldM |  cub |     |      |        | %8.3f | %6.0f |\n", type_name<T>::get(),
 		   (long long) (m / 1000000), t_cub, gbps(2 * m, sizeof(T), t_cub));
 	if constexpr (sizeof(T) == 4)
 	{
 		tune_one<T, 128, 15>(c);
+		tune_one<T, 128, 15>(c, true);
 		tune_one<T, 128, 23, 8>(c);
 		tune_one<T, 128, 31, 7>(c);
 		tune_one<T, 128, 39, 6>(c);
@@ -200,6 +200,7 @@ tune_type(int64_t m)
 		tune_one<T, 128, 11>(c);
 		tune_one<T, 128, 19, 7>(c);
 		tune_one<T, 128, 23, 6>(c);
+		tune_one<T, 128, 23, 6>(c, true);
 		tune_one<T, 128, 27, 5>(c);
 		tune_one<T, 256, 11, 4>(c);
 	}
@@ -213,8 +214,8 @@ main(int argc, char **argv)
 	print_header("GB/s count bytes read + written (2 x n x size)");
 	if (opt.tune)
 	{
-		printf("| type    | n/side |   NT |  VT | minB |       ms |   GB/s |\n"
-			   "|---------|--------|------|-----|------|----------|--------|\n");
+		printf("| type    | n/side |   NT |  VT | minB | splits |       ms |   GB/s |\n"
+			   "|---------|--------|------|-----|------|--------|----------|--------|\n");
 		for (int64_t s : opt.sizes)
 		{
 			tune_type<int32_t>(s * 1000000);
