@@ -5,20 +5,35 @@
  *
  * A least-significant-digit radix sort over the 32-bit halves of the key
  * words, the least significant half first.  Each half is sorted as 64-bit
- * pairs, the half's key above the row number, one byte of the key a pass: a
- * pair moves as one word, so a pass streams one array in and one out.  One
- * read of the pairs counts every byte's histogram and notices pairs already
- * in order (a half that is sorted costs that read alone) and bytes that
- * never vary (their pass is skipped).  The rows are read in the order the
- * halves sorted so far have put them, which is what makes the whole sort
- * stable.  Plain C, no PostgreSQL headers.
+ * pairs, the half's key above the row number, 11 bits of the key a pass: a
+ * pair moves as one word, so a pass streams one array in and one out.  The
+ * read that makes the pairs counts every digit's histogram and notices
+ * pairs already in order (a half that is sorted costs that read alone) and
+ * digits that never vary (their pass is skipped).  The rows are read in the
+ * order the halves sorted so far have put them, which is what makes the
+ * whole sort stable.  From 2 * MP_SORT_THREAD_MIN rows on, every step runs on
+ * up to mergepath.cpu_threads threads, as the array sort does (see
+ * sort_half).  Plain C, no PostgreSQL headers.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mergepath.h"
 
-/* Rows between two interrupt polls. */
+/* Rows of a part between two interrupt polls. */
 #define ROWS_CHUNK ((int64_t) 1 << 20)
+
+/* Rows the fill gathers before it counts them. */
+#define FILL_BLOCK 4096
+
+/*
+ * 11-bit digits of a half's 32 bits: three passes instead of four a byte at
+ * a time (the array sort's choice, see cpu_sort_impl.h).
+ */
+#define ROW_RADIX_BITS 11
+#define ROW_RADIX (1 << ROW_RADIX_BITS)
+#define ROW_PASSES ((32 + ROW_RADIX_BITS - 1) / ROW_RADIX_BITS)
+#define ROW_DIGIT(pair, d) ((int) ((pair) >> (32 + ROW_RADIX_BITS * (d))) & (ROW_RADIX - 1))
 
 /* Significant bits of half h of the key (0 when it is unused). */
 static int
@@ -32,106 +47,238 @@ half_bits(const mp_row_keys *keys, int h)
 	return bits < 0 ? 0 : bits > 32 ? 32 : bits;
 }
 
-/* pairs[i] = half h of row perm[i]'s key, above perm[i]. */
-static mp_status
-fill_pairs(const mp_row_keys *keys, int64_t n, int h, const uint32_t *perm,
-		   uint64_t *restrict pairs, mp_poll_fn poll)
+/* Half h of row's key. */
+static inline uint32_t
+half_of(const mp_row_keys *keys, int64_t n, int h, uint32_t row)
 {
-	for (int64_t lo = 0; lo < n; lo += ROWS_CHUNK)
-	{
-		int64_t		hi = lo + ROWS_CHUNK < n ? lo + ROWS_CHUNK : n;
-
-		if (poll && poll())
-			return MP_CANCELLED;
-		if (keys->word_bytes == 4)
-		{
-			const uint32_t *word = (const uint32_t *) keys->words + (size_t) h * n;
-
-			for (int64_t i = lo; i < hi; i++)
-				pairs[i] = (uint64_t) word[perm[i]] << 32 | perm[i];
-		}
-		else
-		{
-			const uint64_t *word = (const uint64_t *) keys->words + (size_t) (h / 2) * n;
-			int			shift = (h % 2) * 32;
-
-			for (int64_t i = lo; i < hi; i++)
-				pairs[i] = (word[perm[i]] >> shift) << 32 | perm[i];
-		}
-	}
-	return MP_OK;
+	if (keys->word_bytes == 4)
+		return ((const uint32_t *) keys->words)[(size_t) h * n + row];
+	return (uint32_t) (((const uint64_t *) keys->words)[(size_t) (h / 2) * n + row] >> (h % 2) * 32);
 }
 
 /*
- * Sorts pairs[0..n) stably by their high 32 bits, of which only the low
- * `bits` may be nonzero, using tmp (room for n); *sorted gets whichever of
- * the two holds the result.
+ * One half's sort, cut into nparts contiguous parts of the rows, each on a
+ * thread of its own (mp_cpu_parallel), in rounds of ROWS_CHUNK rows a part
+ * with a poll between rounds on the calling thread (the threads never
+ * poll).  A step is one of:
+ * - FILL: pairs[i] = half h of row perm[i]'s key above perm[i], counting
+ *   every digit's values and noticing pairs out of order;
+ * - COUNT: the digit's values in src (passes after the first);
+ * - SCATTER: src into dst by the digit, each part's pairs of a value into a
+ *   slot range of their own, after every lower part's pairs of that value,
+ *   so that the order is one thread's, and the sort stable;
+ * - PERM: perm[i] = the row of src[i].
  */
-static mp_status
-sort_pairs(uint64_t *pairs, uint64_t *tmp, int64_t n, int bits, uint64_t **sorted,
-		   mp_poll_fn poll)
+typedef enum rows_step
 {
-	int64_t		hist[4][256];
-	int			ndigits = (bits + 7) / 8;
-	bool		in_order = true;
-	uint32_t	prev = 0;
-	uint64_t   *src = pairs,
-			   *dst = tmp;
+	STEP_FILL, STEP_COUNT, STEP_SCATTER, STEP_PERM
+} rows_step;
 
-	*sorted = pairs;
-	memset(hist, 0, sizeof(hist));
-	for (int64_t lo = 0; lo < n; lo += ROWS_CHUNK)
+typedef struct rows_job
+{
+	const mp_row_keys *keys;
+	int64_t		n;
+	int			h;
+	uint32_t   *perm;
+	const uint64_t *src;
+	uint64_t   *dst;
+	int			nparts;
+	int64_t		round;
+	rows_step	step;
+	int			digit;
+	int64_t    *counts;			/* a part's ROW_PASSES x ROW_RADIX counts, then slots */
+	bool	   *unsorted;		/* a part's: some pair below the one before */
+} rows_job;
+
+static void
+rows_part(void *ctx, int64_t first, int64_t last)
+{
+	const rows_job *job = ctx;
+
+	for (int t = (int) first; t < (int) last; t++)
 	{
-		int64_t		hi = lo + ROWS_CHUNK < n ? lo + ROWS_CHUNK : n;
+		int64_t    *counts = job->counts + (size_t) t * ROW_PASSES * ROW_RADIX;
+		int64_t		start = job->n * t / job->nparts,
+					end = job->n * (t + 1) / job->nparts;
+		int64_t		lo = start + job->round * ROWS_CHUNK;
+		int64_t		hi = lo + ROWS_CHUNK < end ? lo + ROWS_CHUNK : end;
 
-		if (poll && poll())
-			return MP_CANCELLED;
-		for (int64_t i = lo; i < hi; i++)
+		switch (job->step)
 		{
-			uint32_t	k = (uint32_t) (pairs[i] >> 32);
+			case STEP_FILL:
+				{
+					uint64_t   *restrict pairs = job->dst;
+					const uint32_t *perm = job->perm;
+					/* the row before, read from the keys: another part
+					 * writes its pair */
+					uint32_t	prev = lo > 0 && lo < hi ?
+						half_of(job->keys, job->n, job->h, perm[lo - 1]) : 0;
+					bool		unsorted = false;
 
-			in_order &= k >= prev;
-			prev = k;
-			hist[0][k & 255]++;
-			hist[1][(k >> 8) & 255]++;
-			hist[2][(k >> 16) & 255]++;
-			hist[3][k >> 24]++;
+					/*
+					 * A block's gather, then its counts from the pairs while
+					 * they are in the cache: the gather's random reads go
+					 * out many at a time only in a loop of their own.
+					 */
+					for (int64_t b0 = lo; b0 < hi; b0 += FILL_BLOCK)
+					{
+						int64_t		b1 = b0 + FILL_BLOCK < hi ? b0 + FILL_BLOCK : hi;
+
+						if (job->keys->word_bytes == 4)
+						{
+							const uint32_t *word = (const uint32_t *) job->keys->words +
+								(size_t) job->h * job->n;
+
+							for (int64_t i = b0; i < b1; i++)
+								pairs[i] = (uint64_t) word[perm[i]] << 32 | perm[i];
+						}
+						else
+						{
+							const uint64_t *word = (const uint64_t *) job->keys->words +
+								(size_t) (job->h / 2) * job->n;
+							int			shift = (job->h % 2) * 32;
+
+							for (int64_t i = b0; i < b1; i++)
+								pairs[i] = (word[perm[i]] >> shift) << 32 | perm[i];
+						}
+						for (int64_t i = b0; i < b1; i++)
+						{
+							uint64_t	x = pairs[i];
+							uint32_t	k = (uint32_t) (x >> 32);
+
+							unsorted |= k < prev;
+							prev = k;
+							for (int d = 0; d < ROW_PASSES; d++)
+								counts[d * ROW_RADIX + ROW_DIGIT(x, d)]++;
+						}
+					}
+					job->unsorted[t] |= unsorted;
+					break;
+				}
+			case STEP_COUNT:
+				{
+					const int	d = job->digit;
+					const uint64_t *src = job->src;
+					int64_t    *c = counts + d * ROW_RADIX;
+
+					for (int64_t i = lo; i < hi; i++)
+						c[ROW_DIGIT(src[i], d)]++;
+					break;
+				}
+			case STEP_SCATTER:
+				{
+					const int	d = job->digit;
+					int64_t    *next = counts + d * ROW_RADIX;
+					const uint64_t *src = job->src;
+					uint64_t   *restrict dst = job->dst;
+
+					for (int64_t i = lo; i < hi; i++)
+					{
+						uint64_t	x = src[i];
+
+						dst[next[ROW_DIGIT(x, d)]++] = x;
+					}
+					break;
+				}
+			case STEP_PERM:
+				{
+					const uint64_t *src = job->src;
+					uint32_t   *restrict perm = job->perm;
+
+					for (int64_t i = lo; i < hi; i++)
+						perm[i] = (uint32_t) src[i];
+					break;
+				}
 		}
 	}
-	if (in_order)
-		return MP_OK;
+}
+
+/* Every part's rounds of the job's step; false when a poll says stop. */
+static bool
+rows_rounds(rows_job *job, mp_poll_fn poll)
+{
+	int64_t		rounds = (job->n / job->nparts + 1 + ROWS_CHUNK - 1) / ROWS_CHUNK;
+
+	for (job->round = 0; job->round < rounds; job->round++)
+	{
+		mp_cpu_parallel(job->nparts, job->nparts, 1, rows_part, job);
+		if (poll && poll())
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Sorts the rows in perm stably by half h of their keys, of which only the
+ * low `bits` may be nonzero, in pairs and tmp (room for n each).
+ */
+static mp_status
+sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn poll)
+{
+	const int64_t n = job->n;
+	int			ndigits = (bits + ROW_RADIX_BITS - 1) / ROW_RADIX_BITS;
+	bool		unsorted = false;
+	bool		first = true;
+	const uint64_t *src = pairs;
+	uint64_t   *dst = tmp;
+
+	memset(job->counts, 0, (size_t) job->nparts * ROW_PASSES * ROW_RADIX * sizeof(int64_t));
+	memset(job->unsorted, 0, job->nparts * sizeof(bool));
+	job->step = STEP_FILL;
+	job->dst = pairs;
+	if (!rows_rounds(job, poll))
+		return MP_CANCELLED;
+	for (int t = 0; t < job->nparts; t++)
+		unsorted |= job->unsorted[t];
+	if (!unsorted)
+		return MP_OK;			/* perm is in this half's order already */
 
 	for (int d = 0; d < ndigits; d++)
 	{
-		int			shift = 32 + 8 * d;
-		int64_t		next[256];
-		int64_t		sum = 0;
+		int64_t		all = 0,
+					sum = 0;
 
-		if (hist[d][(pairs[0] >> shift) & 255] == n)
-			continue;			/* this byte is the same in every key */
-		for (int v = 0; v < 256; v++)
+		for (int t = 0; t < job->nparts; t++)
+			all += job->counts[((size_t) t * ROW_PASSES + d) * ROW_RADIX + ROW_DIGIT(pairs[0], d)];
+		if (all == n)
+			continue;			/* this digit is the same in every key */
+		job->digit = d;
+		job->src = src;
+		if (!first && job->nparts > 1)
 		{
-			next[v] = sum;
-			sum += hist[d][v];
-		}
-		for (int64_t lo = 0; lo < n; lo += ROWS_CHUNK)
-		{
-			int64_t		hi = lo + ROWS_CHUNK < n ? lo + ROWS_CHUNK : n;
-
-			if (poll && poll())
+			/*
+			 * the parts' counts of this digit, over this pass's input (one
+			 * part's are the first read's: a histogram does not depend on
+			 * the order)
+			 */
+			for (int t = 0; t < job->nparts; t++)
+				memset(job->counts + ((size_t) t * ROW_PASSES + d) * ROW_RADIX, 0,
+					   ROW_RADIX * sizeof(int64_t));
+			job->step = STEP_COUNT;
+			if (!rows_rounds(job, poll))
 				return MP_CANCELLED;
-			for (int64_t i = lo; i < hi; i++)
-			{
-				uint64_t	x = src[i];
-
-				dst[next[(x >> shift) & 255]++] = x;
-			}
 		}
-		*sorted = dst;
-		dst = src;
-		src = *sorted;
+		first = false;
+		/* counts into slots: value by value, part by part */
+		for (int v = 0; v < ROW_RADIX; v++)
+			for (int t = 0; t < job->nparts; t++)
+			{
+				int64_t    *c = &job->counts[((size_t) t * ROW_PASSES + d) * ROW_RADIX + v];
+				int64_t		count = *c;
+
+				*c = sum;
+				sum += count;
+			}
+		job->step = STEP_SCATTER;
+		job->dst = dst;
+		if (!rows_rounds(job, poll))
+			return MP_CANCELLED;
+		src = dst;
+		dst = dst == tmp ? pairs : tmp;
 	}
-	return MP_OK;
+	job->step = STEP_PERM;
+	job->src = src;
+	return rows_rounds(job, poll) ? MP_OK : MP_CANCELLED;
 }
 
 mp_status
@@ -141,26 +288,50 @@ mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, void *scrat
 	uint64_t   *pairs = scratch,
 			   *tmp = pairs + n;
 	int			nhalves = keys->nwords * (keys->word_bytes / 4);
+	int64_t		one_counts[ROW_PASSES * ROW_RADIX];
+	bool		one_unsorted;
+	rows_job	job = {keys, n, 0, perm, NULL, NULL, 1, 0, STEP_FILL, 0, one_counts,
+	&one_unsorted};
+	mp_status	st = MP_OK;
 
 	for (int64_t i = 0; i < n; i++)
 		perm[i] = (uint32_t) i;
 	if (n < 2)
 		return MP_OK;
-	for (int h = 0; h < nhalves; h++)
+	if (mp_cpu_threads > 1 && n >= 2 * MP_SORT_THREAD_MIN)
+	{
+		int			nparts = mp_cpu_threads < n / MP_SORT_THREAD_MIN ? mp_cpu_threads
+			: (int) (n / MP_SORT_THREAD_MIN);
+		int64_t    *counts = malloc((size_t) nparts * ROW_PASSES * ROW_RADIX * sizeof(int64_t));
+		bool	   *unsorted = malloc(nparts * sizeof(bool));
+
+		/* without room for the parts' counts, one thread */
+		if (counts != NULL && unsorted != NULL)
+		{
+			job.nparts = nparts;
+			job.counts = counts;
+			job.unsorted = unsorted;
+		}
+		else
+		{
+			free(counts);
+			free(unsorted);
+		}
+	}
+	for (int h = 0; h < nhalves && st == MP_OK; h++)
 	{
 		int			bits = half_bits(keys, h);
-		uint64_t   *sorted;
-		mp_status	st;
 
-		if (bits == 0)
-			continue;
-		if ((st = fill_pairs(keys, n, h, perm, pairs, poll)) != MP_OK ||
-			(st = sort_pairs(pairs, tmp, n, bits, &sorted, poll)) != MP_OK)
-			return st;
-		for (int64_t i = 0; i < n; i++)
-			perm[i] = (uint32_t) sorted[i];
+		job.h = h;
+		if (bits > 0)
+			st = sort_half(&job, bits, pairs, tmp, poll);
 	}
-	return MP_OK;
+	if (job.nparts > 1)
+	{
+		free(job.counts);
+		free(job.unsorted);
+	}
+	return st;
 }
 
 /* How far ahead of the record it copies the gather asks for one. */

@@ -92,8 +92,9 @@ _PG_init(void)
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.cpu_threads",
 							"Threads a server process may use for mergepath's work on the CPU.",
-							"The CPU backend's sorts (from 512K elements) and the executor "
-							"nodes' putting rows in key order run on up to this many threads, "
+							"The CPU backend's sorts of arrays and of the executor nodes' rows "
+							"(from 512K elements or rows) and the nodes' putting rows in key "
+							"order run on up to this many threads, "
 							"never more than the machine's processors; 1 keeps all of it on "
 							"the process's own thread.",
 							&mp_cpu_threads, 4, 1, 64,

@@ -182,8 +182,9 @@ extern int64_t mp_cpu_sort_small;
 
 /*
  * Threads the CPU backend may use (mergepath.cpu_threads; src/cpu_threads.c):
- * the sort runs on up to that many from 2 * MP_SORT_THREAD_MIN elements on,
- * no thread getting fewer than MP_SORT_THREAD_MIN.
+ * the sort and the row sort run on up to that many from 2 *
+ * MP_SORT_THREAD_MIN elements (rows) on, no thread getting fewer than
+ * MP_SORT_THREAD_MIN.
  */
 extern int	mp_cpu_threads;
 

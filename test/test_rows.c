@@ -86,11 +86,24 @@ typedef enum word_shape
 	SHAPE_ASCENDING,			/* the rows already in key order */
 	SHAPE_DESCENDING,
 	SHAPE_NEARLY,				/* in order, with one row in 64 anywhere */
+	SHAPE_SEAM,					/* in order but for two rows either side of
+								 * the seam of the CPU sort's first two parts */
 	NUM_SHAPES
 } word_shape;
 
 static const char *const shape_names[] = {"random", "few", "equal", "ascending",
-"descending", "nearly"};
+"descending", "nearly", "seam"};
+
+/* Where the CPU row sort's first part ends (the middle when it has one). */
+static int64_t
+first_seam(int64_t n)
+{
+	int64_t		parts = n >= 2 * MP_SORT_THREAD_MIN ? n / MP_SORT_THREAD_MIN : 1;
+
+	if (parts > mp_cpu_threads)
+		parts = mp_cpu_threads;
+	return parts > 1 ? n / parts : n / 2;
+}
 
 static uint64_t
 low_bits(uint64_t x, int bits)
@@ -129,6 +142,14 @@ run_words_case(const backend *be, int nwords, int word_bytes, const int *bits,
 				case SHAPE_DESCENDING:
 					v = w == nwords - 1 ? (uint64_t) (n - i) * 3 : (uint64_t) (i % 5);
 					break;
+				case SHAPE_SEAM:
+					{
+						int64_t		seam = first_seam(n),
+									j = i == seam ? i - 1 : i == seam - 1 ? i + 1 : i;
+
+						v = w == nwords - 1 ? (uint64_t) j * 3 : (uint64_t) (i % 5);
+						break;
+					}
 				default:
 					v = rnd();
 					break;
@@ -347,6 +368,37 @@ run_gather_tests(const backend *be)
 	}
 }
 
+/*
+ * The CPU row sort on several threads: sizes either side of where it
+ * starts using them, thread counts that do not divide them, disorder only
+ * at the seam of two parts.
+ */
+static void
+run_rows_thread_tests(const backend *be)
+{
+	static const int threads[] = {2, 3, 7};
+	static const int64_t sizes[] = {2 * MP_SORT_THREAD_MIN - 1, 2 * MP_SORT_THREAD_MIN, 1000003};
+	int			saved = mp_cpu_threads;
+
+	for (size_t t = quick ? 1 : 0; t < (quick ? 2 : sizeof(threads) / sizeof(threads[0])); t++)
+	{
+		mp_cpu_threads = threads[t];
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		{
+			int			one[1] = {32},
+						three[3] = {32, 32, 5};
+
+			run_words_case(be, 1, 4, one, SHAPE_RANDOM, sizes[s]);
+			run_words_case(be, 1, 4, one, SHAPE_SEAM, sizes[s]);
+			run_words_case(be, 1, 4, one, SHAPE_NEARLY, sizes[s]);
+			run_words_case(be, 3, 4, three, SHAPE_FEW, sizes[s]);
+			one[0] = 64;
+			run_words_case(be, 1, 8, one, SHAPE_RANDOM, sizes[s]);
+		}
+	}
+	mp_cpu_threads = saved;
+}
+
 void
 run_rows_tests(const backend *be)
 {
@@ -356,7 +408,10 @@ run_rows_tests(const backend *be)
 	int			nsizes = quick ? 8 : (int) (sizeof(sizes) / sizeof(sizes[0]));
 
 	if (strcmp(be->name, "cpu") == 0)
+	{
 		run_gather_tests(be);
+		run_rows_thread_tests(be);
+	}
 
 	for (int s = 0; s < nsizes; s++)
 		for (int shape = 0; shape < NUM_SHAPES; shape++)

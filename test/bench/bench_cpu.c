@@ -5,10 +5,12 @@
  *		--sort: where the CPU sort's radix sort overtakes its merge sort.
  *		--threads: the CPU sort of random keys on 1 to 16 threads
  *		(mergepath.cpu_threads), and qsort on one, median of 5.
+ *		--rows: the same for the row sort (the sort node's).
  *
  *	bench_cpu [millions per side ...]    (default: 1 10)
  *	bench_cpu --sort
  *	bench_cpu --threads [millions]       (default: 10)
+ *	bench_cpu --rows [millions]          (default: 10)
  */
 #include <math.h>
 #include <stdio.h>
@@ -250,6 +252,107 @@ sort_threads(int64_t millions)
 	mp_cpu_threads = saved;
 }
 
+/* row numbers by key words, most significant first (the rows benchmark's qsort) */
+static const mp_row_keys *qsort_keys;
+static int64_t qsort_n;
+
+static int
+cmp_rows(const void *p, const void *q)
+{
+	uint32_t	i = *(const uint32_t *) p,
+				j = *(const uint32_t *) q;
+
+	for (int w = qsort_keys->nwords - 1; w >= 0; w--)
+	{
+		uint64_t	x,
+					y;
+
+		if (qsort_keys->word_bytes == 4)
+		{
+			x = ((const uint32_t *) qsort_keys->words)[(size_t) w * qsort_n + i];
+			y = ((const uint32_t *) qsort_keys->words)[(size_t) w * qsort_n + j];
+		}
+		else
+		{
+			x = ((const uint64_t *) qsort_keys->words)[(size_t) w * qsort_n + i];
+			y = ((const uint64_t *) qsort_keys->words)[(size_t) w * qsort_n + j];
+		}
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+static void
+qsort_rows(uint32_t *perm, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		perm[i] = (uint32_t) i;
+	qsort(perm, n, sizeof(uint32_t), cmp_rows);
+}
+
+/*
+ * The row sort (the sort node's, mp_cpu_sort_rows) of n rows with random
+ * keys: one int4 column (a 4-byte word), one int8 (an 8-byte word), three
+ * int4 columns (three 4-byte words); on 1..16 threads, and qsort of the row
+ * numbers by the same words on one.
+ */
+static void
+rows_threads(int64_t millions)
+{
+	static const int threads[] = {1, 2, 4, 8, 16};
+	static const struct
+	{
+		const char *name;
+		int			nwords;
+		int			word_bytes;
+	}			cases[] = {{"int4", 1, 4}, {"int8", 1, 8}, {"int4x3", 3, 4}};
+	int64_t		n = millions * 1000000;
+	int			saved = mp_cpu_threads;
+	int			bits[3];
+
+	printf("| keys   | n    | qsort ms |");
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		printf(" %2d thr ms |", threads[t]);
+	printf(" 4 thr / 1 |\n|--------|------|----------|");
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		printf("-----------|");
+	printf("-----------|\n");
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		size_t		bytes = (size_t) n * cases[c].nwords * cases[c].word_bytes;
+		unsigned char *words = malloc(bytes);
+		uint32_t   *perm = malloc(n * sizeof(uint32_t));
+		void	   *scratch = malloc(mp_cpu_sort_rows_scratch(n));
+		mp_row_keys keys = {cases[c].nwords, cases[c].word_bytes, bits, words};
+		double		ms[5],
+					t_q;
+
+		for (int w = 0; w < 3; w++)
+			bits[w] = cases[c].word_bytes * 8;
+		srand(7);
+		for (size_t i = 0; i < bytes; i++)
+			words[i] = (unsigned char) rand();
+		memset(scratch, 1, mp_cpu_sort_rows_scratch(n));
+		qsort_keys = &keys;
+		qsort_n = n;
+		MEDIAN_OF_5(t_q, qsort_rows(perm, n));
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			mp_cpu_threads = threads[t];
+			MEDIAN_OF_5(ms[t], mp_cpu_sort_rows(&keys, n, perm, scratch, NULL));
+		}
+		printf("| %-6s | %3lldM | %8.1f |", cases[c].name, (long long) millions, t_q);
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+			printf(" %9.1f |", ms[t]);
+		printf(" %9.2f |\n", ms[2] / ms[0]);
+		free(words);
+		free(perm);
+		free(scratch);
+	}
+	mp_cpu_threads = saved;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -264,6 +367,11 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--threads") == 0)
 	{
 		sort_threads(argc > 2 ? atoll(argv[2]) : 10);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--rows") == 0)
+	{
+		rows_threads(argc > 2 ? atoll(argv[2]) : 10);
 		return 0;
 	}
 	if (argc > 1)
