@@ -59,8 +59,8 @@
 /* Pairs rejected by the join clauses between interrupt checks. */
 #define REJECT_CHUNK 8192
 
-/* How far ahead of the row it moves put_in_order asks for rows in memory. */
-#define GATHER_AHEAD 16
+/* Rows put in key order between two interrupt checks (on the threads). */
+#define GATHER_CHUNK ((int64) 1 << 22)
 
 /* One input, as the node holds it. */
 typedef struct join_side
@@ -495,31 +495,34 @@ typedef struct match_run
 	int			bits;
 } match_run;
 
-/* A side's keys in key order, signed (the search's order), after its sort. */
+/*
+ * A side's keys in key order, signed (the search's order), after its sort:
+ * gathered by the permutation on the CPU backend's threads, then their sign
+ * bits flipped.
+ */
 static void
 order_keys(MergepathJoinState *state, join_side *side)
 {
 	int64		n = side->nkeyed;
 
+	if (side->perm)
+		mp_cpu_gather(side->sorted_keys, side->keys, state->key_bytes, side->perm, n,
+					  mp_cpu_threads);
+	else
+		memcpy(side->sorted_keys, side->keys, n * state->key_bytes);
 	if (state->key_bytes == 4)
 	{
-		const uint32 *in = side->keys;
 		uint32	   *out = side->sorted_keys;
 
 		for (int64 k = 0; k < n; k++)
-			out[k] = (side->perm ? in[side->perm[k]] : in[k]) ^ UINT32_C(0x80000000);
+			out[k] ^= UINT32_C(0x80000000);
 	}
 	else
 	{
-		const uint64 *in = side->keys;
 		uint64	   *out = side->sorted_keys;
 
 		for (int64 k = 0; k < n; k++)
-		{
-			if (side->perm && k + GATHER_AHEAD < n)
-				__builtin_prefetch(&in[side->perm[k + GATHER_AHEAD]]);
-			out[k] = (side->perm ? in[side->perm[k]] : in[k]) ^ UINT64_C(0x8000000000000000);
-		}
+			out[k] ^= UINT64_C(0x8000000000000000);
 	}
 }
 
@@ -624,36 +627,39 @@ match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 
 /*
  * The side's rows rearranged into key order (rows with a key by their
- * permutation, then those without), so that the pairs are formed from two
- * sequential reads.
+ * permutation, gathered on mergepath.cpu_threads threads, then those
+ * without), so that the pairs are formed from two sequential reads.
  */
 static void
 put_in_order(MergepathJoinState *state, join_side *side)
 {
 	int			natts = side->natts;
 	int64		n = side->nrows,
-				k = 0;
+				k = side->nkeyed;
 	Datum	   *values;
 	bool	   *isnull;
+	const uint32 *rows;
 
 	if (side->perm == NULL && side->nkeyed == n)
 		return;					/* in order already, no NULL keys */
 	values = mp_big_alloc(&state->big, Max(n, 1) * natts * sizeof(Datum));
 	isnull = mp_big_alloc(&state->big, Max(n, 1) * natts * sizeof(bool));
-	for (; k < side->nkeyed; k++)
+
+	/* the rows with a key, in key order: perm's entries made rows */
+	if (side->perm && side->keyed)
+		for (int64 i = 0; i < side->nkeyed; i++)
+			side->perm[i] = side->keyed[side->perm[i]];
+	rows = side->perm ? side->perm : side->keyed;
+	Assert(rows != NULL || side->nkeyed == 0);
+	for (int64 lo = 0; lo < side->nkeyed; lo += GATHER_CHUNK)
 	{
-		Size		from;
+		int64		count = Min(GATHER_CHUNK, side->nkeyed - lo);
 
-		if (side->perm && k + GATHER_AHEAD < side->nkeyed)
-		{
-			Size		ahead = (Size) ROW_OF(side, side->perm[k + GATHER_AHEAD]) * natts;
-
-			__builtin_prefetch(side->values + ahead);
-			__builtin_prefetch(side->isnull + ahead);
-		}
-		from = (Size) ROW_OF(side, side->perm ? side->perm[k] : k) * natts;
-		memcpy(values + k * natts, side->values + from, natts * sizeof(Datum));
-		memcpy(isnull + k * natts, side->isnull + from, natts * sizeof(bool));
+		CHECK_FOR_INTERRUPTS();
+		mp_cpu_gather(values + lo * natts, side->values, natts * sizeof(Datum), rows + lo, count,
+					  mp_cpu_threads);
+		mp_cpu_gather(isnull + lo * natts, side->isnull, natts * sizeof(bool), rows + lo, count,
+					  mp_cpu_threads);
 	}
 	for (int64 i = 0; side->keyed && i < n; i++)
 		if (side->isnull[i * natts + side->key_col - 1])
