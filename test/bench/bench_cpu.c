@@ -198,21 +198,40 @@ cmp_int4(const void *p, const void *q)
 	return (x > y) - (x < y);
 }
 
+/* The thread counts of --threads and --rows, and their table's lines. */
+static const int threads[] = {1, 2, 4, 8, 16};
+
+#define NTHREADS (sizeof(threads) / sizeof(threads[0]))
+
+static void
+threads_header(const char *first)
+{
+	printf("| %s | n    | qsort ms |", first);
+	for (size_t t = 0; t < NTHREADS; t++)
+		printf(" %2d thr ms |", threads[t]);
+	printf(" 4 thr / 1 |\n|--------|------|----------|");
+	for (size_t t = 0; t < NTHREADS; t++)
+		printf("-----------|");
+	printf("-----------|\n");
+}
+
+static void
+threads_row(const char *name, int64_t millions, double t_q, const double *ms)
+{
+	printf("| %-6s | %3lldM | %8.1f |", name, (long long) millions, t_q);
+	for (size_t t = 0; t < NTHREADS; t++)
+		printf(" %9.1f |", ms[t]);
+	printf(" %9.2f |\n", ms[2] / ms[0]);
+}
+
 /* The sort of n random keys of each type on 1..16 threads; qsort beside int4. */
 static void
 sort_threads(int64_t millions)
 {
-	static const int threads[] = {1, 2, 4, 8, 16};
 	int64_t		n = millions * 1000000;
 	int			saved = mp_cpu_threads;
 
-	printf("| type   | n    | qsort ms |");
-	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-		printf(" %2d thr ms |", threads[t]);
-	printf(" 4 thr / 1 |\n|--------|------|----------|");
-	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-		printf("-----------|");
-	printf("-----------|\n");
+	threads_header("type  ");
 	for (int ty = 0; ty < 4; ty++)
 	{
 		mp_type		type = (mp_type) ty;
@@ -236,15 +255,12 @@ sort_threads(int64_t millions)
 		memset(scratch, 1, n * sz);
 		if (type == MP_INT4)
 			MEDIAN_OF_5(t_q, (memcpy(out, in, n * sz), qsort(out, n, sz, cmp_int4)));
-		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		for (size_t t = 0; t < NTHREADS; t++)
 		{
 			mp_cpu_threads = threads[t];
 			MEDIAN_OF_5(ms[t], mp_cpu_sort(type, in, n, out, scratch, NULL));
 		}
-		printf("| %-6s | %3lldM | %8.1f |", names[ty], (long long) millions, t_q);
-		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-			printf(" %9.1f |", ms[t]);
-		printf(" %9.2f |\n", ms[2] / ms[0]);
+		threads_row(names[ty], millions, t_q, ms);
 		free(in);
 		free(out);
 		free(scratch);
@@ -300,7 +316,6 @@ qsort_rows(uint32_t *perm, int64_t n)
 static void
 rows_threads(int64_t millions)
 {
-	static const int threads[] = {1, 2, 4, 8, 16};
 	static const struct
 	{
 		const char *name;
@@ -311,13 +326,7 @@ rows_threads(int64_t millions)
 	int			saved = mp_cpu_threads;
 	int			bits[3];
 
-	printf("| keys   | n    | qsort ms |");
-	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-		printf(" %2d thr ms |", threads[t]);
-	printf(" 4 thr / 1 |\n|--------|------|----------|");
-	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-		printf("-----------|");
-	printf("-----------|\n");
+	threads_header("keys  ");
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 	{
 		size_t		bytes = (size_t) n * cases[c].nwords * cases[c].word_bytes;
@@ -337,15 +346,12 @@ rows_threads(int64_t millions)
 		qsort_keys = &keys;
 		qsort_n = n;
 		MEDIAN_OF_5(t_q, qsort_rows(perm, n));
-		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		for (size_t t = 0; t < NTHREADS; t++)
 		{
 			mp_cpu_threads = threads[t];
 			MEDIAN_OF_5(ms[t], mp_cpu_sort_rows(&keys, n, perm, scratch, NULL));
 		}
-		printf("| %-6s | %3lldM | %8.1f |", cases[c].name, (long long) millions, t_q);
-		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-			printf(" %9.1f |", ms[t]);
-		printf(" %9.2f |\n", ms[2] / ms[0]);
+		threads_row(cases[c].name, millions, t_q, ms);
 		free(words);
 		free(perm);
 		free(scratch);
