@@ -138,7 +138,7 @@ def main(src, dst):
         ("mergepath, GPU", "mergepath GPU", series(sort_dev, "n", "ours ms", 1, i32)),
         ("cub::DeviceRadixSort", "CUB", series(sort_dev, "n", "cub ms", 1, i32)),
         ("thrust::sort", "Thrust", series(sort_dev, "n", "thrust ms", 1, i32)),
-        ("mergepath, CPU (one thread)", "mergepath CPU", series(sort_host, "n", "mp cpu ms", 1, i32)),
+        ("mergepath, CPU (4 threads)", "mergepath CPU", series(sort_host, "n", "mp cpu ms", 1, i32)),
         ("std::stable_sort", "std::", series(sort_host, "n", "std::stable_sort", 1, i32)),
         ("std::sort", "std::sort", series(sort_host, "n", "std::sort ms", 1, i32)),
     ])
