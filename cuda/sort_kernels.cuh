@@ -6,12 +6,14 @@
  * bit twiddling is mp_order.h's key for integers (the sign bit flipped) and
  * for floats but two cases: it sorts -0 and +0 as equal already (and is
  * stable), but it puts NaNs with the sign bit set first and orders NaNs by
- * their payload bits, where PostgreSQL has every NaN equal and last.  So for
- * floats a read of the input looks for NaNs beside the sort; only when it
- * finds some is the sort done again another way: the non-NaN values selected
- * (stably) into one buffer and sorted, and the NaNs selected after them in
- * their input order.  Sorting the values themselves rather than keys carried
- * with them keeps the sort to the bytes of one array.
+ * their payload bits, where PostgreSQL has every NaN equal and last.  Those
+ * NaNs sort below -Infinity and the others above +Infinity, so an input
+ * holds a NaN exactly when the sorted values start or end with one: two
+ * elements read after the sort tell.  Only then is the sort done again
+ * another way: the non-NaN values selected (stably) into one buffer and
+ * sorted, and the NaNs selected after them in their input order.  Sorting
+ * the values themselves rather than keys carried with them keeps the sort
+ * to the bytes of one array.
  *
  * Unique flags each element that is greater than its predecessor (the
  * first of each run), checking the order on the way, and compacts with
@@ -66,18 +68,16 @@ pass_blocks(int64_t n)
 	return (int) (blocks < 1 ? 1 : blocks > 8192 ? 8192 : blocks);
 }
 
-/* *found = 1 when x[0..n) holds a NaN. */
+/* *found = whether CUB's sort of n floats left a NaN at either end, that
+ * is, whether its input holds one. */
 template <typename T>
-__global__ void __launch_bounds__(SCAN_THREADS)
-find_nan(const T *__restrict__ x, int64_t n, int *found)
+__global__ void
+nan_at_ends(const T *__restrict__ sorted, int n, int *found)
 {
-	bool		any = false;
+	const T		first = sorted[0],
+				last = sorted[n - 1];
 
-	for (int64_t i = blockIdx.x * (int64_t) SCAN_THREADS + threadIdx.x; i < n;
-		 i += (int64_t) gridDim.x * SCAN_THREADS)
-		any |= x[i] != x[i];
-	if (__syncthreads_or(any) && threadIdx.x == 0)
-		*found = 1;
+	*found = first != first || last != last;
 }
 
 /* flags[i] = x[i] starts a run of equal keys; *unsorted = 1 on a descent. */
@@ -146,11 +146,11 @@ sort_temp_bytes(int n, size_t *bytes)
  * (room for n) and temp (sort_temp_bytes); *result gets whichever of buf
  * and alt will hold the sorted values.  Integers are sorted in place
  * between buf and alt.  Floats are sorted from buf into alt, buf left as it
- * was, while a pass over buf looks for NaNs: it leaves 1 in dev_flag and,
- * by an asynchronous copy, in *host_flag (host-visible memory) when there
- * are any.  The caller reads *host_flag once the stream is idle, and if it
+ * was; then the sorted values' ends say whether there are NaNs, 1 or 0 in
+ * dev_flag and, by an asynchronous copy, in *host_flag (host-visible
+ * memory).  The caller reads *host_flag once the stream is idle, and if it
  * is set sorts again with sort_with_nans.  So inputs without NaN (nearly
- * all) cost CUB's sort and one read, and no wait midway.
+ * all) cost CUB's sort and a one-thread kernel, and no wait midway.
  */
 template <typename T>
 inline cudaError_t
@@ -165,12 +165,11 @@ sort_on_device(T *buf, T *alt, int n, T **result, void *temp, size_t temp_bytes,
 		return cudaSuccess;
 	if constexpr (is_float_type<T>::value)
 	{
-		if ((err = cudaMemsetAsync(dev_flag, 0, sizeof(int), stream)))
-			return err;
-		find_nan<T><<<pass_blocks(n), SCAN_THREADS, 0, stream>>>(buf, n, dev_flag);
-		if ((err = cudaGetLastError()) ||
-			(err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, (const T *) buf, alt, n, 0,
+		if ((err = cub::DeviceRadixSort::SortKeys(temp, temp_bytes, (const T *) buf, alt, n, 0,
 												  (int) sizeof(T) * 8, stream)))
+			return err;
+		nan_at_ends<T><<<1, 1, 0, stream>>>(alt, n, dev_flag);
+		if ((err = cudaGetLastError()))
 			return err;
 		*result = alt;
 		return cudaMemcpyAsync(host_flag, dev_flag, sizeof(int), cudaMemcpyDeviceToHost, stream);
