@@ -12,7 +12,8 @@
  * the wait for the NaN flag, as mp_gpu_sort has it.  Float rows also time
  * ours with 1% NaNs, which sorts again the way that sets them aside (CUB
  * alone would sort them wrongly).  Every result is compared with CUB's bit for bit.  --host adds
- * the CPU backend's sort beside std::stable_sort and std::sort, one thread.
+ * the CPU backend's sort (on mp_cpu_threads, four) beside std::stable_sort and
+ * std::sort (one thread).
  */
 #include <cmath>
 
