@@ -141,6 +141,7 @@ struct bench_options
 	std::vector<int64_t> sizes = {1, 10, 100};	/* millions per side */
 	bool		tune = false;
 	bool		with_host = false;
+	bool		with_select = false;	/* bench_setops: CUB's compaction beside */
 };
 
 static bench_options
@@ -154,6 +155,8 @@ parse_options(int argc, char **argv)
 			o.tune = true;
 		else if (!strcmp(argv[i], "--host"))
 			o.with_host = true;
+		else if (!strcmp(argv[i], "--select"))
+			o.with_select = true;
 		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
@@ -164,7 +167,8 @@ parse_options(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes 1,10,100] [--reps 7] [--tune] [--host]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--sizes 1,10,100] [--reps 7] [--tune] [--host] [--select]\n",
+					argv[0]);
 			exit(2);
 		}
 	}

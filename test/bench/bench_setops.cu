@@ -7,21 +7,41 @@
  *		median of --reps runs timed with CUDA events after a warm-up.  Every
  *		result is compared bit for bit with Thrust's before it is timed.
  *
- *	bench_setops [--sizes 1,10,100] [--reps 7] [--tune] [--host]
+ *	bench_setops [--sizes 1,10,100] [--reps 7] [--tune] [--host] [--select]
  *
  * Two distributions: sparse overlap, keys in [0, 2n) (few duplicates), and
  * dense, keys in [0, n/4) (about four copies of each key a side).  GB/s
  * counts the bytes an operation must move: both inputs read, the result
  * written; "of copy" compares that rate with a device-to-device copy's.
  * --tune times the block shapes of the sweep below instead of the peers.
- * --host adds the CPU backend on the same inputs.
+ * --host adds the CPU backend on the same inputs.  --select adds stream
+ * compaction alone, cub::DeviceSelect::If over both inputs (one array of 2n)
+ * keeping as many keys as the operation's result holds (picked by a hash of
+ * the key): the same bytes read and written with no merging at all, the
+ * floor under any one-pass set operation that compacts its result.
  */
+#include <cub/device/device_select.cuh>
 #include <thrust/set_operations.h>
 
 #include "../../cuda/setop_kernels.cuh"
 #include "bench_common.cuh"
 
 static const char *const op_names[] = {"intersect", "union", "except", "symdiff"};
+
+/* Whether a key's hash (16 bits of it) is below lim: --select's choice. */
+template <typename T>
+struct hash_below
+{
+	uint32_t	lim;
+
+	__device__ bool operator()(const T &x) const
+	{
+		uint64_t	bits = 0;
+
+		memcpy(&bits, &x, sizeof(T));
+		return ((uint32_t) ((bits * 0x9E3779B97F4A7C15ull) >> 40) & 0xffffu) < lim;
+	}
+};
 
 /* m sorted keys a side in [0, range), and room for any result */
 template <typename T>
@@ -39,6 +59,7 @@ struct setop_case
 	void	   *state;
 	size_t		state_bytes;
 	float		copy_gbps;
+	T		   *both = nullptr;		/* a then b, for --select */
 
 	setop_case(int64_t m_, uint64_t range_)
 		: m(m_), range(range_), a(sorted_keys<T>(m_, 1, range_)), b(sorted_keys<T>(m_, 2, range_))
@@ -73,6 +94,40 @@ struct setop_case
 		CK(cudaFree(state));
 		CK(cudaFree(length));
 		CK(cudaFree(flag));
+		CK(cudaFree(both));
+	}
+
+	/*
+	 * cub::DeviceSelect::If over a then b, keeping the keys whose hash falls
+	 * below the share keep / 2m; returns the median ms, *kept the count.
+	 */
+	float run_select(int64_t keep, int64_t *kept)
+	{
+		const hash_below<T> pick = {(uint32_t) (65536.0 * (double) keep / (2.0 * m))};
+		size_t		tmp_bytes = 0;
+		void	   *tmp = nullptr;
+		int		   *n_out = nullptr;
+		int			n_host = 0;
+
+		if (both == nullptr)
+		{
+			CK(cudaMalloc(&both, 2 * m * sizeof(T)));
+			CK(cudaMemcpy(both, a, m * sizeof(T), cudaMemcpyDeviceToDevice));
+			CK(cudaMemcpy(both + m, b, m * sizeof(T), cudaMemcpyDeviceToDevice));
+		}
+		CK(cudaMalloc(&n_out, sizeof(int)));
+		CK(cub::DeviceSelect::If(tmp, tmp_bytes, both, out, n_out, (int) (2 * m), pick));
+		CK(cudaMalloc(&tmp, tmp_bytes));
+
+		float		t = median_ms([&] {
+			CK(cub::DeviceSelect::If(tmp, tmp_bytes, both, out, n_out, (int) (2 * m), pick));
+		});
+
+		CK(cudaMemcpy(&n_host, n_out, sizeof(int), cudaMemcpyDeviceToHost));
+		*kept = n_host;
+		CK(cudaFree(tmp));
+		CK(cudaFree(n_out));
+		return t;
 	}
 
 	template <mp_setop OP, int NT = mp::setop_shape<T>::NT, int VT = mp::setop_shape<T>::VT,
@@ -124,7 +179,7 @@ dist_name(bool dense)
 
 template <typename T, mp_setop OP>
 static void
-bench_one(setop_case<T> &c, bool dense, bool with_host)
+bench_one(setop_case<T> &c, bool dense, bool with_host, bool with_select)
 {
 	int64_t		nref = c.template run_thrust<OP>();
 
@@ -156,6 +211,14 @@ bench_one(setop_case<T> &c, bool dense, bool with_host)
 		   nref / 1e6, t_mp, gbps_mp, 100.0 * gbps_mp / c.copy_gbps, t_thrust, t_thrust / t_mp);
 	if (with_host)
 		printf(" %8.1f |", t_cpu);
+	if (with_select)
+	{
+		int64_t		kept = 0;
+		float		t_sel = c.run_select(nref, &kept);
+		double		gbps_sel = (2.0 * c.m + kept) * sizeof(T) / (t_sel * 1e6);
+
+		printf(" %7.2fM | %8.3f | %5.0f%% |", kept / 1e6, t_sel, 100.0 * gbps_sel / c.copy_gbps);
+	}
 	printf(" %s\n", ok ? "same" : "MISMATCH");
 	if (!ok)
 		exit(1);
@@ -163,16 +226,16 @@ bench_one(setop_case<T> &c, bool dense, bool with_host)
 
 template <typename T>
 static void
-bench_type(int64_t m, bool with_host)
+bench_type(int64_t m, bool with_host, bool with_select)
 {
 	for (int dense = 0; dense < 2; dense++)
 	{
 		setop_case<T> c(m, dense ? (uint64_t) (m / 4) : (uint64_t) (2 * m));
 
-		bench_one<T, MP_INTERSECT>(c, dense, with_host);
-		bench_one<T, MP_UNION>(c, dense, with_host);
-		bench_one<T, MP_EXCEPT>(c, dense, with_host);
-		bench_one<T, MP_SYMDIFF>(c, dense, with_host);
+		bench_one<T, MP_INTERSECT>(c, dense, with_host, with_select);
+		bench_one<T, MP_UNION>(c, dense, with_host, with_select);
+		bench_one<T, MP_EXCEPT>(c, dense, with_host, with_select);
+		bench_one<T, MP_SYMDIFF>(c, dense, with_host, with_select);
 	}
 }
 
@@ -258,16 +321,17 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	printf("| type    | n/side | keys    | op        |   result |   mp ms |   GB/s | of copy | thrust ms | thrust/mp |%s\n",
-		   opt.with_host ? " cpu backend ms |" : "");
-	printf("|---------|--------|---------|-----------|----------|---------|--------|---------|-----------|-----------|%s\n",
-		   opt.with_host ? "----------|" : "");
+	printf("| type    | n/side | keys    | op        |   result |   mp ms |   GB/s | of copy | thrust ms | thrust/mp |%s%s\n",
+		   opt.with_host ? " cpu backend ms |" : "",
+		   opt.with_select ? " selected | select ms | of copy |" : "");
+	printf("|---------|--------|---------|-----------|----------|---------|--------|---------|-----------|-----------|%s%s\n",
+		   opt.with_host ? "----------|" : "", opt.with_select ? "----------|-----------|---------|" : "");
 	for (int64_t s : opt.sizes)
 	{
-		bench_type<int32_t>(s * 1000000, opt.with_host);
-		bench_type<float>(s * 1000000, opt.with_host);
-		bench_type<int64_t>(s * 1000000, opt.with_host);
-		bench_type<double>(s * 1000000, opt.with_host);
+		bench_type<int32_t>(s * 1000000, opt.with_host, opt.with_select);
+		bench_type<float>(s * 1000000, opt.with_host, opt.with_select);
+		bench_type<int64_t>(s * 1000000, opt.with_host, opt.with_select);
+		bench_type<double>(s * 1000000, opt.with_host, opt.with_select);
 	}
 	return 0;
 }
