@@ -131,6 +131,61 @@ FROM (VALUES ('a.i4 + 1 = b.i4', 'SELECT a.id, b.id FROM ja a JOIN jb b ON a.i4 
              ('date', 'SELECT a.id, b.id FROM ja a FULL JOIN jb b ON a.d + 3 = b.d'))
        AS t(kind, q);
 
+-- above an outer join, an expression of the nullable side is computed from
+-- the NULL-extended row (coalesce(b.x, 0) of a missing row is 0), even where
+-- the same expression is the join key, computed below the join
+CREATE TABLE s1 AS SELECT g AS x FROM generate_series(1, 20000) g;
+CREATE TABLE s2 AS SELECT g AS y FROM generate_series(1, 20000, 2) g;
+ANALYZE s1, s2;
+SELECT kind, check_join(q)
+FROM (VALUES ('left, key in filter', 'SELECT count(*) FROM s1 LEFT JOIN s2 ON s1.x = coalesce(s2.y, 0) WHERE coalesce(s2.y, 0) >= 0'),
+             ('full, key in filter', 'SELECT count(*) FROM s1 FULL JOIN s2 ON s1.x = coalesce(s2.y, 0) WHERE coalesce(s2.y, 0) >= 0'),
+             ('left, key in output', 'SELECT s1.x, coalesce(s2.y, 0) FROM s1 LEFT JOIN s2 ON s1.x = coalesce(s2.y, 0)'),
+             ('right, outer key', 'SELECT a.id, coalesce(a.i4, 0), b.id FROM ja a RIGHT JOIN jb b ON coalesce(a.i4, 0) = b.i4'),
+             ('right, key in filter', 'SELECT a.id, b.id FROM ja a RIGHT JOIN jb b ON a.i4 + 1 = b.i4 WHERE (a.i4 + 1) IS NULL'),
+             ('full, both keys', 'SELECT coalesce(a.i4, -1), coalesce(b.i4, -2), a.id, b.id FROM ja a FULL JOIN jb b ON coalesce(a.i4, -1) = coalesce(b.i4, -2)'),
+             ('left, strict key', 'SELECT a.id, b.i4 + 1 FROM ja a LEFT JOIN jb b ON a.i4 = b.i4 + 1 WHERE (b.i4 + 1) IS NULL OR b.i4 + 1 > 50'),
+             ('anti, key', 'SELECT a.id FROM ja a WHERE NOT EXISTS (SELECT FROM jb b WHERE coalesce(b.i4, 0) = a.i4)'),
+             ('both sides in filter', 'SELECT a.id, b.id FROM ja a LEFT JOIN jb b ON a.i4 = coalesce(b.i4, 0) WHERE coalesce(b.i4, 0) + a.id > 100'),
+             ('full, both in filter', 'SELECT a.id, b.id FROM ja a FULL JOIN jb b ON a.i8 = b.i8 + 0 WHERE coalesce(a.i8 + 1, 0) <> coalesce(b.i8 * 2, 0)'),
+             ('placeholder', 'SELECT a.id, s.c FROM ja a LEFT JOIN (SELECT i4, coalesce(i4, 0) + 1 AS c FROM jb) s ON a.i4 = s.i4'),
+             ('placeholder key', 'SELECT a.id, s.c FROM ja a LEFT JOIN (SELECT id, coalesce(i4, 7) AS c FROM jb) s ON a.i4 = s.c WHERE s.c IS NULL OR s.c > 0'),
+             ('placeholder, full', 'SELECT s.c, t.c FROM (SELECT coalesce(i4, 5) AS c FROM ja) s FULL JOIN (SELECT coalesce(i4, 5) AS c FROM jb) t ON s.c = t.c'),
+             ('lateral', 'SELECT a.id, s.id, s.v FROM ja a LEFT JOIN LATERAL (SELECT b.id, b.i4, coalesce(a.i4, 0) + b.id AS v FROM jb b) s ON s.i4 = a.i4'),
+             ('lateral key', 'SELECT a.id, s.id FROM ja a LEFT JOIN LATERAL (SELECT b.id, coalesce(b.i4, a.id) AS k FROM jb b) s ON s.k = a.i4'))
+       AS t(kind, q);
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SELECT s1.x, coalesce(s2.y, 0) AS c FROM s1 LEFT JOIN s2 ON s1.x = coalesce(s2.y, 0) ORDER BY s1.x LIMIT 4;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT s1.x, coalesce(s2.y, 0) AS c FROM s1 LEFT JOIN s2 ON s1.x = coalesce(s2.y, 0);
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+DROP TABLE s1, s2;
+
+-- the row-identity columns of an UPDATE, DELETE or MERGE on a partitioned
+-- table pass through the node; EXPLAIN VERBOSE names them as PostgreSQL's
+-- own joins do
+CREATE TABLE pa_target (tid int PRIMARY KEY, v text) PARTITION BY LIST (tid);
+CREATE TABLE pa_target1 PARTITION OF pa_target FOR VALUES IN (1, 2, 3);
+CREATE TABLE pa_targetp PARTITION OF pa_target DEFAULT;
+CREATE TABLE pa_source (sid int, v text);
+INSERT INTO pa_source SELECT i, 's' || i FROM generate_series(1, 6) i;
+INSERT INTO pa_target SELECT i, 't' || i FROM generate_series(2, 8, 2) i;
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+EXPLAIN (VERBOSE, COSTS OFF)
+MERGE INTO pa_target t USING pa_source s ON t.tid = s.sid
+WHEN MATCHED THEN UPDATE SET v = t.v || '+' || s.v WHEN NOT MATCHED THEN INSERT VALUES (s.sid, s.v);
+MERGE INTO pa_target t USING pa_source s ON t.tid = s.sid
+WHEN MATCHED THEN UPDATE SET v = t.v || '+' || s.v WHEN NOT MATCHED THEN INSERT VALUES (s.sid, s.v);
+EXPLAIN (VERBOSE, COSTS OFF)
+UPDATE pa_target t SET v = t.v || '!' FROM pa_source s WHERE t.tid = s.sid AND s.sid % 2 = 1;
+UPDATE pa_target t SET v = t.v || '!' FROM pa_source s WHERE t.tid = s.sid AND s.sid % 2 = 1;
+EXPLAIN (VERBOSE, COSTS OFF)
+DELETE FROM pa_target t USING pa_source s WHERE t.tid = s.sid + 1;
+DELETE FROM pa_target t USING pa_source s WHERE t.tid = s.sid + 1;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SELECT tableoid::regclass, * FROM pa_target ORDER BY tid;
+DROP TABLE pa_target, pa_source;
+
 -- under aggregates, subqueries and LIMIT; three tables
 SELECT kind, check_join(q)
 FROM (VALUES ('aggregate', 'SELECT a.i4, count(*), sum(b.id) FROM ja a JOIN jb b USING (i4) GROUP BY a.i4'),

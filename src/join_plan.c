@@ -42,6 +42,7 @@
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
@@ -380,6 +381,31 @@ with_column(Plan *plan, Expr *expr, AttrNumber *attno)
 }
 
 /*
+ * The scan tuple's column for an input's output column.  Above an outer
+ * join, an expression computed in the nullable input must be computed
+ * again from the NULL-extended row, not taken from the input (where it was
+ * computed from the row before it was extended): coalesce(y, 0) of a
+ * missing row is 0, not NULL.  PostgreSQL's own joins see to this in
+ * set_join_references by matching only Vars and PlaceHolderVars of a
+ * nullable side; set_customscan_references matches whatever the scan tuple
+ * holds, so a nullable side's other expressions (the key, when the key is
+ * an expression) stand there as a NULL constant of their type, which
+ * nothing above can match.  The node reads its key from the input's own
+ * column, and copies the value into the column as it copies every other.
+ */
+static TargetEntry *
+scan_column(TargetEntry *input, AttrNumber resno, bool nullable)
+{
+	Node	   *expr = (Node *) input->expr;
+
+	if (nullable && !IsA(expr, Var) && !IsA(expr, PlaceHolderVar))
+		return makeTargetEntry((Expr *) makeNullConst(exprType(expr), exprTypmod(expr),
+													  exprCollation(expr)),
+							   resno, NULL, false);
+	return makeTargetEntry(copyObject(input->expr), resno, NULL, false);
+}
+
+/*
  * The plan: a CustomScan with the two inputs as custom_plans.  Its scan
  * tuple is the outer row's columns followed by the inner row's (the
  * custom_scan_tlist), which its target list, the other join clauses
@@ -417,12 +443,14 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *
 
 	foreach(lc, outer->targetlist)
 		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
-										   makeTargetEntry(copyObject(((TargetEntry *) lfirst(lc))->expr),
-														   resno++, NULL, false));
+										   scan_column(lfirst(lc), resno++,
+													   jointype == JOIN_RIGHT ||
+													   jointype == JOIN_FULL));
 	foreach(lc, inner->targetlist)
 		cscan->custom_scan_tlist = lappend(cscan->custom_scan_tlist,
-										   makeTargetEntry(copyObject(((TargetEntry *) lfirst(lc))->expr),
-														   resno++, NULL, false));
+										   scan_column(lfirst(lc), resno++,
+													   jointype != JOIN_INNER &&
+													   jointype != JOIN_RIGHT));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = filters;
@@ -435,6 +463,136 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *
 	cscan->custom_relids = rel->relids;
 	cscan->methods = &mp_join_scan_methods;
 	return &cscan->scan.plan;
+}
+
+/*
+ * What an output column of a finished plan is, followed down through the
+ * nodes that pass their input's columns on (as EXPLAIN follows them), or
+ * NULL when that leads to no expression of the plan's range table.
+ */
+static Expr *
+source_expr(Plan *plan, AttrNumber attno)
+{
+	List	   *tlist = plan->targetlist;
+
+	for (;;)
+	{
+		TargetEntry *tle = get_tle_by_resno(tlist, attno);
+		Var		   *var;
+
+		if (tle == NULL)
+			return NULL;
+		if (!IsA(tle->expr, Var) || !IS_SPECIAL_VARNO(((Var *) tle->expr)->varno))
+			return tle->expr;
+		var = (Var *) tle->expr;
+		attno = var->varattno;
+		if (var->varno == INDEX_VAR && IsA(plan, CustomScan) &&
+			tlist != ((CustomScan *) plan)->custom_scan_tlist)
+		{
+			tlist = ((CustomScan *) plan)->custom_scan_tlist;
+			continue;
+		}
+		if (var->varno == OUTER_VAR)
+			plan = IsA(plan, Append) ? linitial(((Append *) plan)->appendplans) :
+				IsA(plan, MergeAppend) ? linitial(((MergeAppend *) plan)->mergeplans) :
+				outerPlan(plan);
+		else if (var->varno == INNER_VAR)
+			plan = innerPlan(plan);
+		else
+			return NULL;
+		if (plan == NULL)
+			return NULL;
+		tlist = plan->targetlist;
+	}
+}
+
+static bool
+has_special_var(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return IS_SPECIAL_VARNO(((Var *) node)->varno);
+	return expression_tree_walker(node, has_special_var, context);
+}
+
+/*
+ * The row-identity columns of an inherited UPDATE, DELETE or MERGE target
+ * (ROWID_VAR Vars: ctid, tableoid, the whole row of whichever partition a
+ * row comes from) pass through the node in the scan tuple, where they must
+ * stay such Vars while setrefs.c matches the node's target list to it.
+ * Nothing evaluates the scan tuple's list afterwards, but EXPLAIN prints
+ * from it, and a ROWID_VAR there is no column of any relation.  Once the
+ * plan is finished, each takes the expression the input it comes from
+ * provides (what EXPLAIN shows for PostgreSQL's own joins), or a NULL of
+ * its type where there is none (as setrefs.c does for a Result).
+ */
+static void
+fix_row_identity(CustomScan *cscan)
+{
+	List	   *info = linitial(cscan->custom_private);
+	int			outer_natts = list_nth_int(info, 4);
+	ListCell   *lc;
+
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+		Expr	   *source;
+
+		if (!IsA(var, Var) || var->varno != ROWID_VAR)
+			continue;
+		source = tle->resno <= outer_natts ?
+			source_expr(linitial(cscan->custom_plans), tle->resno) :
+			source_expr(lsecond(cscan->custom_plans), tle->resno - outer_natts);
+		if (source && exprType((Node *) source) == var->vartype &&
+			!has_special_var((Node *) source, NULL))
+			tle->expr = copyObject(source);
+		else
+			tle->expr = (Expr *) makeNullConst(var->vartype, var->vartypmod, var->varcollid);
+	}
+}
+
+/* The finished plan's MergepathJoins, from the bottom up. */
+void
+mp_join_finish_plan(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	mp_join_finish_plan(plan->lefttree);
+	mp_join_finish_plan(plan->righttree);
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				mp_join_finish_plan(lfirst(lc));
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				mp_join_finish_plan(lfirst(lc));
+			break;
+		case T_BitmapAnd:
+			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
+				mp_join_finish_plan(lfirst(lc));
+			break;
+		case T_BitmapOr:
+			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
+				mp_join_finish_plan(lfirst(lc));
+			break;
+		case T_SubqueryScan:
+			mp_join_finish_plan(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				mp_join_finish_plan(lfirst(lc));
+			if (((CustomScan *) plan)->methods == &mp_join_scan_methods)
+				fix_row_identity((CustomScan *) plan);
+			break;
+		default:
+			break;
+	}
 }
 
 void

@@ -162,5 +162,6 @@ extern const CustomScanMethods mp_join_scan_methods;
 
 /* join_plan.c: the join path offered to the planner */
 extern void mp_join_node_init(void);
+extern void mp_join_finish_plan(Plan *plan);
 
 #endif							/* MP_NODES_H */

@@ -266,6 +266,7 @@ mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
 				  ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
+	ListCell   *lc;
 
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
@@ -276,6 +277,9 @@ mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt->planTree = replace_sorts(stmt->planTree, false);
 		replace_in_list(stmt->subplans, false);
 	}
+	mp_join_finish_plan(stmt->planTree);
+	foreach(lc, stmt->subplans)
+		mp_join_finish_plan(lfirst(lc));
 	return stmt;
 }
 
