@@ -70,7 +70,7 @@ CUDA_HEADERS = $(wildcard cuda/*.cuh) src/mergepath.h src/mp_order.h
 cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h \
+$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h src/pg_compat.h \
 	src/mp_nodes.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
 	src/cpu_sort_impl.h src/cpu_kway_impl.h
 

@@ -67,13 +67,15 @@ BEGIN
                 CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN 'same rows' ELSE 'DIFFERENT' END);
 END $$;
 
--- EXPLAIN ANALYZE with the figures that vary (times, memory, the backend) masked
+-- EXPLAIN ANALYZE with the figures that vary (times, memory, the backend) masked;
+-- the rows as whole numbers, as PostgreSQL before 18 prints them
 CREATE FUNCTION explain_masked(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) ' || q LOOP
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF, BUFFERS OFF) ' || q LOOP
     line := regexp_replace(line, 'Sort Backend: (cpu|gpu).*', 'Sort Backend: (cpu or gpu)');
+    line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
     RETURN NEXT regexp_replace(line, '\d+kB', 'NkB');
   END LOOP;
 END $$;

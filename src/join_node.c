@@ -1153,7 +1153,7 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	MergepathJoinState *state = (MergepathJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = mp_explain_rtable_size(es) > 1 || es->verbose;
 	List	   *others = list_copy_tail(cscan->custom_exprs, 1);
 
 	ExplainPropertyText("Join Type", join_type_name(state->jointype), es);

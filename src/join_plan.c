@@ -405,6 +405,77 @@ scan_column(TargetEntry *input, AttrNumber resno, bool nullable)
 	return makeTargetEntry(copyObject(input->expr), resno, NULL, false);
 }
 
+/* Whether two Vars, or two PlaceHolderVars, are the same column. */
+static bool
+same_column(Node *a, Node *b)
+{
+	if (IsA(a, Var) && IsA(b, Var))
+		return ((Var *) a)->varno == ((Var *) b)->varno &&
+			((Var *) a)->varattno == ((Var *) b)->varattno &&
+			((Var *) a)->varlevelsup == 0 && ((Var *) b)->varlevelsup == 0;
+	if (IsA(a, PlaceHolderVar) && IsA(b, PlaceHolderVar))
+		return ((PlaceHolderVar *) a)->phid == ((PlaceHolderVar *) b)->phid;
+	return false;
+}
+
+static Node *
+scan_marks_mutator(Node *node, List *scan_tlist)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar))
+	{
+		foreach(lc, scan_tlist)
+		{
+			Node	   *col = (Node *) ((TargetEntry *) lfirst(lc))->expr;
+
+			if (same_column(col, node))
+			{
+				node = copyObject(node);
+				mp_set_nullingrels(node, mp_nullingrels(col));
+				return node;
+			}
+		}
+		return copyObject(node);
+	}
+	return expression_tree_mutator(node, scan_marks_mutator, scan_tlist);
+}
+
+/*
+ * The outer-join marks of the scan tuple's columns (PostgreSQL 16 on; see
+ * pg_compat.h).  The node's target list and filters stand above the join,
+ * its join clauses at it, and setrefs.c matches each to the scan tuple only
+ * where the marks agree.  So a scan tuple column takes the marks it has
+ * above the join where the target list or a filter uses it, and the join
+ * clauses take the scan tuple's: the marks change no value, and the node
+ * evaluates its join clauses on rows that are not NULL-extended.
+ */
+static List *
+match_join_marks(List *scan_tlist, List *above, List *join_exprs)
+{
+	List	   *vars = pull_var_clause((Node *) above, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS | PVC_INCLUDE_PLACEHOLDERS);
+	ListCell   *lc,
+			   *lv;
+
+	foreach(lc, scan_tlist)
+	{
+		Node	   *col = (Node *) ((TargetEntry *) lfirst(lc))->expr;
+
+		foreach(lv, vars)
+		{
+			if (same_column(col, lfirst(lv)))
+			{
+				mp_set_nullingrels(col, mp_nullingrels(lfirst(lv)));
+				break;
+			}
+		}
+	}
+	return (List *) scan_marks_mutator((Node *) join_exprs, scan_tlist);
+}
+
 /*
  * The plan: a CustomScan with the two inputs as custom_plans.  Its scan
  * tuple is the outer row's columns followed by the inner row's (the
@@ -457,7 +528,12 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = list_make2(outer, inner);
-	cscan->custom_exprs = lcons(copyObject(rinfo->clause), join_clauses);
+	/* the join's output columns: tlist may be empty when a projection above
+	 * will replace it */
+	cscan->custom_exprs = match_join_marks(cscan->custom_scan_tlist,
+										   list_concat(list_copy(best_path->path.pathtarget->exprs),
+													   filters),
+										   lcons(rinfo->clause, join_clauses));
 	cscan->custom_private = list_make1(list_make5_int(jointype, lthird_int(flags), outer_col,
 													  inner_col, list_length(outer->targetlist)));
 	cscan->custom_relids = rel->relids;

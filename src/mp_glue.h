@@ -7,6 +7,7 @@
 #define MP_GLUE_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -59,9 +60,9 @@ extern ArrayType *mp_new_result_room(Oid elemtype, int64 room, int64 prefault,
 									 const char *fname);
 extern ArrayType *mp_finish_result(ArrayType *result, int64 n);
 extern bool mp_result_fits(size_t elsize, int64 n);
-extern void mp_refuse_result(const char *fname, int64 n) pg_attribute_noreturn();
-extern void mp_report_unsorted(const char *fname, const mp_arg *a,
-							   const mp_arg *b) pg_attribute_noreturn();
+pg_noreturn extern void mp_refuse_result(const char *fname, int64 n);
+pg_noreturn extern void mp_report_unsorted(const char *fname, const mp_arg *a,
+										   const mp_arg *b);
 
 /*
  * The operations, each with its own threshold for the GPU under

@@ -8,6 +8,7 @@
 #define MP_NODES_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"

@@ -736,7 +736,7 @@ explain_keys(MergepathSortState *state, List *ancestors, ExplainState *es)
 {
 	Plan	   *plan = state->css.ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = mp_explain_rtable_size(es) > 1 || es->verbose;
 	List	   *items = NIL;
 
 	for (int i = 0; i < state->nkeys; i++)
