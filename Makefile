@@ -45,7 +45,7 @@ OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS) -lpthread
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = .build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
+EXTRA_CLEAN = .build-flags cuda/.build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
 	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu cuda/*.o
 
@@ -59,11 +59,17 @@ NVCC_FLAGS = -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-Wall,-Wextra \
 	$(if $(WERROR),-Werror all-warnings)
 
 # Every object depends on the flags it was built with: a build with other
-# ones (WERROR=1, NVCC=, CUDA_ARCHS) compiles everything again.
-BUILD_FLAGS = $(CFLAGS) $(PG_CFLAGS) | $(NVCC) $(NVCC_FLAGS)
+# ones (WERROR=1, NVCC=, another server's CFLAGS) compiles its objects again.
+# The CUDA objects know no PostgreSQL: their flags are apart, so a build
+# against another server keeps them.
+BUILD_FLAGS = $(CFLAGS) $(PG_CFLAGS) | $(NVCC)
+CUDA_BUILD_FLAGS = $(NVCC) $(NVCC_FLAGS)
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
-$(OBJS): .build-flags
+cuda/.build-flags: FORCE
+	@echo '$(CUDA_BUILD_FLAGS)' | cmp -s - $@ || echo '$(CUDA_BUILD_FLAGS)' >$@
+$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: .build-flags
+$(GPU_OBJS): cuda/.build-flags
 .PHONY: FORCE
 CUDA_HEADERS = $(wildcard cuda/*.cuh) src/mergepath.h src/mp_order.h
 

@@ -7,7 +7,8 @@
 #       test/pg_server.sh [-o name=value]... -- command [args]
 #
 # -o sets a server setting.  The command finds the server through PGHOST,
-# PGPORT, PGUSER and PGDATABASE.  As root the server runs as postgres.
+# PGPORT, PGUSER and PGDATABASE, and that version's psql first on PATH.  As
+# root the server runs as postgres.
 set -euo pipefail
 opts=""
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -42,5 +43,5 @@ done
 "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
 	-o "-k $dir -p $port -c listen_addresses='' -c fsync=off$opts" start >/dev/null ||
 	{ cat "$dir/server.log"; exit 1; }
-export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+export PGHOST=$dir PGPORT=$port PGUSER=postgres PGDATABASE=postgres PATH=$bindir:$PATH
 "$@"
