@@ -629,12 +629,19 @@ fix_row_identity(CustomScan *cscan)
 	}
 }
 
+static void
+finish_plans(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		mp_join_finish_plan(lfirst(lc));
+}
+
 /* The finished plan's MergepathJoins, from the bottom up. */
 void
 mp_join_finish_plan(Plan *plan)
 {
-	ListCell   *lc;
-
 	if (plan == NULL)
 		return;
 	mp_join_finish_plan(plan->lefttree);
@@ -642,27 +649,22 @@ mp_join_finish_plan(Plan *plan)
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				mp_join_finish_plan(lfirst(lc));
+			finish_plans(((Append *) plan)->appendplans);
 			break;
 		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				mp_join_finish_plan(lfirst(lc));
+			finish_plans(((MergeAppend *) plan)->mergeplans);
 			break;
 		case T_BitmapAnd:
-			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
-				mp_join_finish_plan(lfirst(lc));
+			finish_plans(((BitmapAnd *) plan)->bitmapplans);
 			break;
 		case T_BitmapOr:
-			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
-				mp_join_finish_plan(lfirst(lc));
+			finish_plans(((BitmapOr *) plan)->bitmapplans);
 			break;
 		case T_SubqueryScan:
 			mp_join_finish_plan(((SubqueryScan *) plan)->subplan);
 			break;
 		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				mp_join_finish_plan(lfirst(lc));
+			finish_plans(((CustomScan *) plan)->custom_plans);
 			if (((CustomScan *) plan)->methods == &mp_join_scan_methods)
 				fix_row_identity((CustomScan *) plan);
 			break;
