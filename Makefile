@@ -27,7 +27,7 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 
 GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
 	src/join.o src/sort.o src/aggregates.o src/sort_plan.o src/sort_node.o \
-	src/join_plan.o src/join_node.o src/node_memory.o
+	src/join_plan.o src/join_node.o src/node_memory.o src/rowsort.o
 CPU_OBJS = src/cpu_backend.o src/cpu_rows.o src/cpu_threads.o
 ifneq ($(NVCC),)
 GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
@@ -77,7 +77,7 @@ cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h src/pg_compat.h \
-	src/mp_nodes.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
+	src/mp_nodes.h src/rowsort.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
 	src/cpu_sort_impl.h src/cpu_kway_impl.h
 
 # C tests: the backends alone, no server.

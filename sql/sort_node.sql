@@ -75,6 +75,10 @@ DECLARE
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF, BUFFERS OFF) ' || q LOOP
     line := regexp_replace(line, 'Sort Backend: (cpu|gpu).*', 'Sort Backend: (cpu or gpu)');
+    line := regexp_replace(line, 'Backend: (cpu|gpu)( and cpu)?$', 'Backend: (cpu or gpu)');
+    line := regexp_replace(line, 'Runs: \d+, merged in \d+ pass(es)?', 'Runs: N, merged in N passes');
+    line := regexp_replace(line, 'Runs: \d+', 'Runs: N');
+    line := regexp_replace(line, 'Worker \d+:', 'Worker N:');
     line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
     RETURN NEXT regexp_replace(line, '\d+kB', 'NkB');
   END LOOP;
@@ -224,7 +228,7 @@ SET mergepath.sort_min_rows = 3000;
 EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;
 SET mergepath.sort_min_rows = 0;
 SET work_mem = '64kB';
-EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;				-- more than work_mem
+EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;				-- more than work_mem: runs on disk
 SET work_mem = '64MB';
 SET mergepath.enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT * FROM st ORDER BY i4;
@@ -233,8 +237,8 @@ RESET mergepath.enable_sort;
 -- EXPLAIN ANALYZE: the method, memory and backend
 SELECT explain_masked('SELECT * FROM st ORDER BY f8 DESC NULLS LAST, i2');
 
--- an input that outgrows work_mem at run time goes on to PostgreSQL's
--- tuplesort (the planner expected 10 rows)
+-- an input that outgrows work_mem at run time (the planner expected 10
+-- rows) is sorted in runs on disk, merged back
 CREATE FUNCTION many_rows(n int) RETURNS TABLE (k int4, pay text) LANGUAGE plpgsql ROWS 10 AS $$
 BEGIN
   RETURN QUERY SELECT (g * 7919 % 10007)::int4, md5(g::text) FROM generate_series(1, n) g;
@@ -311,3 +315,124 @@ FROM pad_outer o;
 RESET mergepath.enable_sort;
 RESET mergepath.sort_min_rows;
 SELECT count(*) AS rescans, bool_and(n.v = p.v) AS same_as_sort FROM pad_node n JOIN pad_pg p USING (i);
+
+-- beyond work_mem: sorted runs written to temporary files and merged, in
+-- several passes where there are more runs than one merge takes; the same
+-- rows in the same key order as PostgreSQL's Sort
+SET work_mem = '64kB';
+SET mergepath.sort_min_rows = 0;
+SELECT k, check_sort(format('SELECT %s, id FROM st ORDER BY %s%s', k, k, o), k) AS result
+FROM unnest(ARRAY['i2', 'i4', 'i8', 'f4', 'f8', 'd', 'ts', 'tstz', 'b', 'o', 'tm', 'm']) k,
+     unnest(ARRAY['', ' DESC NULLS LAST']) o
+ORDER BY k, o;
+SELECT check_sort('SELECT f4, f8, d, tstz, i2, o FROM st ORDER BY f4 DESC, f8, d DESC, tstz, i2, o',
+                  'f4, f8, d, tstz, i2, o');
+SELECT i, check_sort(q, keys) AS result FROM wide_queries ORDER BY i;
+-- payload passed by reference (text, numeric), all keys equal, one column
+SELECT check_sort('SELECT k, t, (k::numeric / 7) AS n FROM wide ORDER BY k DESC', 'k');
+SELECT check_sort('SELECT k * 0 AS z, t FROM wide ORDER BY z', 'z');
+SELECT check_sort('SELECT f FROM wide ORDER BY f NULLS FIRST', 'f');
+SELECT explain_masked('SELECT k, t FROM wide ORDER BY k');
+
+-- a spilled sort read by a scrollable cursor, backwards too
+BEGIN;
+DECLARE c3 SCROLL CURSOR FOR SELECT k, v FROM wide ORDER BY k, v;
+FETCH 3 FROM c3;
+FETCH BACKWARD 2 FROM c3;
+FETCH BACKWARD 2 FROM c3;
+FETCH ABSOLUTE 150000 FROM c3;
+FETCH RELATIVE -1 FROM c3;
+FETCH LAST FROM c3;
+FETCH BACKWARD 3 FROM c3;
+MOVE FORWARD ALL IN c3;
+FETCH BACKWARD 1 FROM c3;
+FETCH ABSOLUTE -300000 FROM c3;
+COMMIT;
+
+-- mark and restore under a Merge Join whose inputs spilled, and spilled
+-- sorts rewound and sorted again
+SET enable_hashagg = off;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT check_same('SELECT a.id, b.id FROM st a JOIN st b ON a.i2 = b.i2 WHERE a.id % 5 = 0');
+SELECT check_same('SELECT a.id, b.id FROM st a FULL JOIN st b ON a.f8 = b.f8 WHERE a.id % 50 = 0 OR b.id % 50 = 0');
+RESET enable_nestloop;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT check_same('SELECT g, s.id FROM generate_series(1, 4) g,
+                   (SELECT * FROM st ORDER BY i4 OFFSET 0) s WHERE s.id % 1000 = g');
+SELECT check_same('SELECT g, (SELECT array_agg(id) FROM (SELECT id FROM st WHERE i2 > g * 20 ORDER BY f8, id) x)
+                   FROM generate_series(-3, 3) g');
+RESET enable_material;
+RESET enable_mergejoin;
+RESET enable_hashjoin;
+RESET enable_hashagg;
+
+-- parallel plans whose workers spill, each worker's sort in EXPLAIN ANALYZE
+CREATE TABLE wide_shared AS SELECT * FROM wide;
+ANALYZE wide_shared;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+SELECT check_sort('SELECT k, t FROM wide_shared ORDER BY k DESC', 'k');
+SELECT check_sort('SELECT f, count(*) AS n FROM wide_shared GROUP BY f ORDER BY f', 'f');
+SELECT explain_masked('SELECT k, t FROM wide_shared ORDER BY k');
+RESET parallel_leader_participation;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+DROP TABLE wide_shared;
+
+-- temp_file_limit holds with PostgreSQL's own error; a cancel in any phase
+-- (reading and writing runs, merging them, returning rows) leaves no
+-- temporary file behind, and the session sorts right after it
+SET temp_file_limit = '512kB';
+DO $$
+BEGIN
+  PERFORM count(*) FROM (SELECT * FROM wide ORDER BY k OFFSET 0) s;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+END $$;
+RESET temp_file_limit;
+SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
+-- a cancel while rows are read and runs written (the input sleeps after
+-- 200000 rows), while the runs are merged and rows returned (a cursor moved
+-- through the final merge), and at times that fall in any phase
+SET statement_timeout = '1s';
+SELECT count(*) FROM (SELECT g, CASE WHEN g = 200000 THEN pg_sleep(30) END AS s
+                      FROM generate_series(1, 300000) g ORDER BY g % 1000 OFFSET 0) q;
+RESET statement_timeout;
+SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
+BEGIN;
+DECLARE c4 CURSOR FOR SELECT * FROM wide ORDER BY f, k;
+FETCH 1 FROM c4;
+SET statement_timeout = '1ms';
+MOVE FORWARD ALL IN c4;
+ROLLBACK;
+SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
+CREATE FUNCTION sort_or_cancel(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  RETURN 'finished';
+EXCEPTION WHEN query_canceled THEN
+  RETURN 'canceled';
+END $$;
+CREATE TEMP TABLE cancels (ms int, outcome text);
+SET statement_timeout = '10ms';
+INSERT INTO cancels SELECT 10, sort_or_cancel('SELECT count(*) FROM (SELECT * FROM wide ORDER BY f DESC, v, k OFFSET 0) s');
+RESET statement_timeout;
+SET statement_timeout = '100ms';
+INSERT INTO cancels SELECT 100, sort_or_cancel('SELECT count(*) FROM (SELECT * FROM wide ORDER BY f DESC, v, k OFFSET 0) s');
+RESET statement_timeout;
+SET statement_timeout = '400ms';
+INSERT INTO cancels SELECT 400, sort_or_cancel('SELECT count(*) FROM (SELECT * FROM wide ORDER BY f DESC, v, k OFFSET 0) s');
+RESET statement_timeout;
+SELECT count(*) FILTER (WHERE outcome = 'canceled') > 0 AS some_canceled,
+       (SELECT count(*) FROM pg_ls_tmpdir()) AS temporary_files
+FROM cancels;
+SELECT check_sort('SELECT k, v FROM wide ORDER BY v DESC, k', 'v, k');
+SET work_mem = '64MB';
+RESET mergepath.sort_min_rows;

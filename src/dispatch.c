@@ -268,6 +268,13 @@ mp_gpu_end(void)
 	pthread_mutex_unlock(&gpu_lock);
 }
 
+/* Whether this process knows that it cannot use the GPU. */
+bool
+mp_gpu_known_unusable(void)
+{
+	return gpu_unusable || mp_max_gpu_backends == 0;
+}
+
 /*
  * Make the GPU ready for this process.  On failure returns the status and
  * leaves the reason in *why.

@@ -2,7 +2,8 @@
  * mp_nodes.h
  *		Shared by the executor node files of src/: the MergepathSort node,
  *		where the planner hook puts it (sort_plan.c), how it runs
- *		(sort_node.c), and the memory of its large arrays (node_memory.c).
+ *		(sort_node.c over rowsort.c), and the memory of its large arrays
+ *		(node_memory.c).
  */
 #ifndef MP_NODES_H
 #define MP_NODES_H
@@ -72,28 +73,6 @@ mp_row_as_heap(MinimalTuple row, HeapTuple tuple)
 }
 
 /*
- * Bytes the node holds for a row besides the row itself: its pointer, its
- * place in the permutation, its keys (key_bits, NULL bits included) and the
- * CPU sort's scratch.  The planner's estimate and the node's own count use
- * the same figure.
- */
-static inline Size
-mp_sort_row_overhead(int key_bits)
-{
-	Size		key_bytes = key_bits <= 32 ? 4 : (Size) ((key_bits + 63) / 64) * 8;
-
-	return sizeof(MinimalTuple) + sizeof(uint32) + key_bytes + mp_cpu_sort_rows_scratch(1);
-}
-
-/* What the node holds for n rows of the planner's width. */
-static inline double
-mp_sort_bytes(double rows, int width, int key_bits)
-{
-	return rows * (MAXALIGN(width) + MAXALIGN(SizeofMinimalTupleHeader) +
-				   mp_sort_row_overhead(key_bits));
-}
-
-/*
  * node_memory.c: a node's large arrays, on huge pages where the kernel
  * offers them, all released when the memory context is reset or deleted.
  */
@@ -133,6 +112,7 @@ typedef struct mp_tuple_blocks
 	char	   *block;			/* the free part of the newest block */
 	Size		free;
 	Size		held;			/* bytes of blocks in all */
+	Size		cap;			/* the largest block, when below MP_MAX_BLOCK */
 } mp_tuple_blocks;
 
 extern MinimalTuple mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks,

@@ -196,7 +196,8 @@ tuple_room(mp_big_set *set, mp_tuple_blocks *blocks, Size len)
 	len = MAXALIGN(len);
 	if (len > blocks->free)
 	{
-		Size		size = Min(Max(blocks->held / 4, (Size) 64 << 10), MP_MAX_BLOCK);
+		Size		max = blocks->cap > 0 ? Min(blocks->cap, MP_MAX_BLOCK) : MP_MAX_BLOCK;
+		Size		size = Min(Max(blocks->held / 4, (Size) 64 << 10), max);
 
 		size = Max(size, len);
 		blocks->block = mp_big_alloc(set, size);

@@ -17,11 +17,13 @@
  * A Sort is taken when every key is a column of a type that folds into an
  * order-preserving unsigned key (mp_order.h) sorted by its type's default
  * btree order, ASC or DESC, NULLS FIRST or LAST; when its estimated input
- * has at least mergepath.sort_min_rows rows and fits the node's memory
- * (work_mem, as for the Sort: beyond it the node would hand its rows to
- * PostgreSQL's tuplesort anyway); and when it has no bound, that is no
- * Limit above it that would make it a top-N heap sort, which reads its
- * input once and keeps only the first rows: faster than any full sort.
+ * has at least mergepath.sort_min_rows rows; and when it has no bound, that
+ * is no Limit above it that would make it a top-N heap sort, which reads
+ * its input once and keeps only the first rows: faster than any full sort.
+ * Its size does not matter: the node sorts in work_mem as the Sort does,
+ * and beyond it through runs on disk.  Below a Gather or Gather Merge, each
+ * participant runs its own node, which is marked parallel-aware so that
+ * the workers' figures reach EXPLAIN ANALYZE through shared memory.
  */
 #include "postgres.h"
 
@@ -137,15 +139,8 @@ sort_key_bits(Sort *sort)
 static bool
 sort_qualifies(Sort *sort, bool bounded)
 {
-	int			bits;
-
-	if (bounded || sort->plan.plan_rows < mp_sort_min_rows || sort->plan.lefttree == NULL)
-		return false;
-	bits = sort_key_bits(sort);
-	if (bits == 0)
-		return false;
-	return mp_sort_bytes(sort->plan.plan_rows, sort->plan.plan_width, bits) <=
-		(double) work_mem * 1024.0;
+	return !bounded && sort->plan.plan_rows >= mp_sort_min_rows &&
+		sort->plan.lefttree != NULL && sort_key_bits(sort) > 0;
 }
 
 /*
@@ -154,7 +149,7 @@ sort_qualifies(Sort *sort, bool bounded)
  * (custom_scan_tlist is the Sort's target list), which it returns as is.
  */
 static Plan *
-make_sort_node(Sort *sort)
+make_sort_node(Sort *sort, bool in_parallel)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *tlist = NIL,
@@ -182,6 +177,7 @@ make_sort_node(Sort *sort)
 	cscan->scan.plan.targetlist = tlist;
 	cscan->custom_scan_tlist = sort->plan.targetlist;
 	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->scan.plan.parallel_aware = in_parallel;
 	for (int i = 0; i < sort->numCols; i++)
 	{
 		cols = lappend_int(cols, sort->sortColIdx[i]);
@@ -196,27 +192,28 @@ make_sort_node(Sort *sort)
 	return &cscan->scan.plan;
 }
 
-static Plan *replace_sorts(Plan *plan, bool bounded);
+static Plan *replace_sorts(Plan *plan, bool bounded, bool in_parallel);
 
 static void
-replace_in_list(List *plans, bool bounded)
+replace_in_list(List *plans, bool bounded, bool in_parallel)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = replace_sorts(lfirst(lc), bounded);
+		lfirst(lc) = replace_sorts(lfirst(lc), bounded, in_parallel);
 }
 
 /*
  * The plan with its qualifying Sorts replaced.  bounded: a Limit above will
  * tell a Sort here how many rows it needs (as ExecSetTupleBound passes a
  * bound down: through Result, unfiltered SubqueryScan, Gather, Gather Merge
- * and Merge Append).
+ * and Merge Append).  in_parallel: below a Gather or Gather Merge.
  */
 static Plan *
-replace_sorts(Plan *plan, bool bounded)
+replace_sorts(Plan *plan, bool bounded, bool in_parallel)
 {
 	bool		child_bounded = false;
+	bool		child_parallel = in_parallel;
 
 	if (plan == NULL)
 		return NULL;
@@ -230,34 +227,37 @@ replace_sorts(Plan *plan, bool bounded)
 					limit->limitOption == LIMIT_OPTION_COUNT;
 			}
 			break;
-		case T_Result:
 		case T_Gather:
 		case T_GatherMerge:
+			child_parallel = true;
+			child_bounded = bounded;
+			break;
+		case T_Result:
 			child_bounded = bounded;
 			break;
 		case T_SubqueryScan:
 			child_bounded = bounded && plan->qual == NIL;
 			break;
 		case T_MergeAppend:
-			replace_in_list(((MergeAppend *) plan)->mergeplans, bounded);
+			replace_in_list(((MergeAppend *) plan)->mergeplans, bounded, in_parallel);
 			break;
 		case T_Append:
-			replace_in_list(((Append *) plan)->appendplans, false);
+			replace_in_list(((Append *) plan)->appendplans, false, in_parallel);
 			break;
 		case T_CustomScan:
-			replace_in_list(((CustomScan *) plan)->custom_plans, false);
+			replace_in_list(((CustomScan *) plan)->custom_plans, false, in_parallel);
 			break;
 		default:
 			break;
 	}
 	if (IsA(plan, SubqueryScan))
 		((SubqueryScan *) plan)->subplan =
-			replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded);
-	plan->lefttree = replace_sorts(plan->lefttree, child_bounded);
-	plan->righttree = replace_sorts(plan->righttree, false);
+			replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded, in_parallel);
+	plan->lefttree = replace_sorts(plan->lefttree, child_bounded, child_parallel);
+	plan->righttree = replace_sorts(plan->righttree, false, in_parallel);
 
 	if (IsA(plan, Sort) && sort_qualifies((Sort *) plan, bounded))
-		return make_sort_node((Sort *) plan);
+		return make_sort_node((Sort *) plan, in_parallel);
 	return plan;
 }
 
@@ -274,8 +274,8 @@ mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (mp_enable_sort)
 	{
-		stmt->planTree = replace_sorts(stmt->planTree, false);
-		replace_in_list(stmt->subplans, false);
+		stmt->planTree = replace_sorts(stmt->planTree, false, false);
+		replace_in_list(stmt->subplans, false, false);
 	}
 	mp_join_finish_plan(stmt->planTree);
 	foreach(lc, stmt->subplans)

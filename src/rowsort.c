@@ -1,0 +1,1401 @@
+/*
+ * rowsort.c
+ *		The executor nodes' row sort: rows in, rows back in key order, in
+ *		the node's memory or through sorted runs on disk.
+ *
+ * Rows are kept as minimal tuples copied into large blocks (no allocation a
+ * row), or, where every column is passed by value, as their values, a
+ * column an array.  Each row's sort keys fold into one composite
+ * order-preserving unsigned key (mp_order.h: DESC inverts a key's bits, a
+ * NULL bit above a nullable key puts NULLs first or last, floats order NaNs
+ * last and -0 with +0): as the row is read where the keys fit one word,
+ * else in a pass after.  The backend the settings choose computes the
+ * stable permutation of the rows by those keys, and one gather on the CPU
+ * backend's threads puts the rows in that order (large arrays are on huge
+ * pages, node_memory.c).  Rows with equal keys come out in their input
+ * order.
+ *
+ * Memory is the limit the caller gives (work_mem for the sort node),
+ * counted as the rows and everything the sort of them will need: their
+ * keys, the permutation, the CPU sort's scratch (not when the GPU sorts:
+ * its scratch is on the device) and the gather's copy.  When the next row
+ * would not fit, the rows held are sorted, written in key order to a run
+ * on a logical tape set (logtape.c, as tuplesort does: temporary files in
+ * temp_tablespaces, counted against temp_file_limit, removed at the end of
+ * the transaction also on error or cancel), and forgotten; reading goes on.
+ * A run's record is the row's composite key followed by the minimal tuple;
+ * once a sort spills, every key has its NULL bit, so that all runs'
+ * composite keys compare.
+ *
+ * The runs are merged in batches by Merge Path's bound.  Each run being
+ * merged has a window of its rows in memory.  The bound is the least last
+ * key of the windows whose runs have rows left on disk (the first such run
+ * on ties); every row of every window that orders before or at it, with
+ * the run number breaking ties, can be merged now, because no row still on
+ * disk orders before it.  Those rows, a prefix of each window, are merged
+ * by the backend's k-way merge of keys (mp_*_merge_key_runs, stable in run
+ * order; rows whose keys take more than one word are sorted stably
+ * instead, which gives the same order), and returned, or written out.  The
+ * window that set the bound is always emptied, and refilled from its tape
+ * before the next batch.  With more runs than the memory allows windows
+ * for, earlier passes merge consecutive runs into longer ones (balanced,
+ * so that the last pass merges no more than it must).  Where random access
+ * is asked for, the final merge goes to one more tape, each row followed
+ * by its length so that it is read backwards too, as tuplesort does.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "commands/tablespace.h"
+#include "miscadmin.h"
+#include "utils/logtape.h"
+#include "utils/memutils.h"
+
+#include "mp_nodes.h"
+#include "rowsort.h"
+
+/* Rows between interrupt checks. */
+#define ROW_CHUNK 65536
+
+/* Rows put in key order between two interrupt checks. */
+#define GATHER_CHUNK ((int64) 1 << 22)
+
+/* Runs merged at once: at least, as tuplesort, and at most. */
+#define MIN_ORDER 6
+#define MAX_ORDER 1024
+
+/* The least memory a run being merged gets: its tape's buffer and window. */
+#define MIN_SHARE ((Size) 32 << 10)
+
+/* Window bytes a row's key and pointer are reserved for. */
+#define WINDOW_ROW_BYTES 32
+
+typedef struct rs_keydef
+{
+	AttrNumber	attno;
+	mp_key_kind kind;
+	int			bits;			/* of the key's value */
+	bool		desc;
+	bool		nulls_first;
+	bool		has_nulls;		/* the key has a NULL bit */
+	int			lo;				/* the value's lowest bit in the composite key */
+} rs_keydef;
+
+/* A run on disk. */
+typedef struct rs_run
+{
+	LogicalTape *tape;
+	int64		rows;
+} rs_run;
+
+/* A run being merged, with its window of rows in memory. */
+typedef struct rs_input
+{
+	LogicalTape *tape;
+	int64		left;			/* rows still on the tape */
+	char	   *arena;			/* the window's tuples */
+	Size		arena_size;
+	Size		arena_used;
+	void	   *keys;			/* the window's keys, nwords words a row */
+	MinimalTuple *rows;
+	int64		cap;			/* rows the window holds at most */
+	int64		first;			/* the window's rows not merged yet: [first, n) */
+	int64		n;
+	int64		take;			/* rows the batch takes from the window */
+	bool		pending;		/* the next row's key and length are read */
+	uint64		pending_key[4];
+	uint32		pending_len;
+} rs_input;
+
+typedef enum rs_status
+{
+	RS_LOADING,					/* taking rows */
+	RS_MEMORY,					/* sorted in memory */
+	RS_STREAM,					/* the final merge returns rows as it merges */
+	RS_TAPE						/* the final merge is on the result tape */
+} rs_status;
+
+struct mp_rowsort
+{
+	const char *fname;
+	TupleDesc	desc;
+	int			natts;
+	int			nkeys;
+	rs_keydef  *keys;
+	int			key_bits_max;	/* every key with its NULL bit */
+	AttrNumber	last_key_att;
+	bool		random_access;
+	Size		limit;
+	double		est_rows;
+	rs_status	status;
+
+	/*
+	 * Where the keys without NULL bits fit one word, they are folded as the
+	 * rows are read; the word is the composite key unless some key has NULLs.
+	 */
+	bool		fold_early;
+	int			early_bits;
+	void	   *early_keys;
+
+	MemoryContext cxt;			/* all of the sort */
+	MemoryContext rows_cxt;		/* the rows held: reset after each run */
+	mp_big_set	big;
+	MemoryContext merge_cxt;	/* a merge's windows: reset after each */
+	mp_big_set	mbig;
+
+	/* the rows held, in input order: tuples, or values a column an array */
+	bool		value_rows;
+	MinimalTuple *rows;
+	Datum	  **cols;
+	bool	  **nulls;			/* of a column: NULL while no value is NULL */
+	int64		nrows;
+	int64		room;
+	mp_tuple_blocks blocks;
+	bool		any_nulls;		/* some tuple has a NULL */
+	Datum	   *values;			/* a row's values, to form a tuple of */
+	bool	   *isnull;
+
+	/* sorted in memory: rows (or columns) in key order */
+	int64		cur;			/* last returned: -1 before the first, nrows after the last */
+	int64		mark;
+
+	/* runs on disk */
+	LogicalTapeSet *tapes;
+	bool		spilled;		/* the key layout is fixed: every key has its NULL bit */
+	int			nwords;			/* of the fixed layout */
+	int			word_bytes;
+	int			wbits[4];
+	rs_run	   *runs;
+	int			nruns;
+	int			runs_room;
+
+	/* a merge */
+	rs_input   *inputs;
+	int			ninputs;
+	void	   *bkeys;			/* the batch's keys, run after run */
+	MinimalTuple *brows;
+	int64	   *bounds;
+	uint32	   *perm;
+	MinimalTuple *out;			/* the batch merged */
+	int64		nout;
+	int64		outpos;
+	int64		batch_cap;
+
+	/* the result tape of a random-access external sort */
+	LogicalTape *result;
+	int64		nresult;
+	char	   *buf;			/* the row read from it */
+	Size		buf_size;
+	int64		mark_block;
+	int			mark_offset;
+
+	mp_rowsort_stats stats;
+	Size		peak_bytes;
+};
+
+static mp_key_kind
+kind_of_att(TupleDesc desc, AttrNumber attno)
+{
+	return mp_key_kind_of(TupleDescAttr(desc, attno - 1)->atttypid);
+}
+
+mp_rowsort *
+mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_key *keys,
+				 Size limit, bool random_access, double est_rows)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "mergepath row sort",
+											  ALLOCSET_DEFAULT_SIZES);
+	mp_rowsort *rs = MemoryContextAllocZero(cxt, sizeof(mp_rowsort));
+
+	rs->cxt = cxt;
+	rs->fname = fname;
+	rs->desc = desc;
+	rs->natts = desc->natts;
+	rs->nkeys = nkeys;
+	rs->limit = limit;
+	rs->random_access = random_access;
+	rs->est_rows = est_rows;
+	rs->keys = MemoryContextAllocZero(cxt, nkeys * sizeof(rs_keydef));
+	for (int i = 0; i < nkeys; i++)
+	{
+		rs_keydef  *key = &rs->keys[i];
+
+		key->attno = keys[i].attno;
+		key->kind = kind_of_att(desc, key->attno);
+		key->bits = mp_key_kind_bits(key->kind);
+		key->desc = keys[i].desc;
+		key->nulls_first = keys[i].nulls_first;
+		if (key->kind == MP_KEY_NONE)
+			elog(ERROR, "%s: column %d cannot be a key", fname, key->attno);
+		rs->key_bits_max += key->bits + 1;
+		rs->last_key_att = Max(rs->last_key_att, key->attno);
+	}
+	for (int i = nkeys - 1; i >= 0; i--)
+	{
+		rs->keys[i].lo = rs->early_bits;
+		rs->early_bits += rs->keys[i].bits;
+	}
+	rs->fold_early = rs->early_bits <= 64;
+	rs->value_rows = true;
+	for (int i = 0; i < rs->natts; i++)
+		rs->value_rows &= TupleDescAttr(desc, i)->attbyval;
+	rs->values = MemoryContextAlloc(cxt, Max(rs->natts, 1) * sizeof(Datum));
+	rs->isnull = MemoryContextAlloc(cxt, Max(rs->natts, 1) * sizeof(bool));
+	rs->rows_cxt = AllocSetContextCreate(cxt, "mergepath rows", ALLOCSET_DEFAULT_SIZES);
+	mp_big_init(&rs->big, rs->rows_cxt);
+	rs->merge_cxt = AllocSetContextCreate(cxt, "mergepath merge", ALLOCSET_DEFAULT_SIZES);
+	mp_big_init(&rs->mbig, rs->merge_cxt);
+	/* blocks of tuples no larger than an eighth of the memory */
+	rs->blocks.cap = Max(limit / 8, (Size) 8192);
+	rs->status = RS_LOADING;
+	return rs;
+}
+
+/* Memory held now, if more than before. */
+static void
+note_peak(mp_rowsort *rs)
+{
+	Size		held = MemoryContextMemAllocated(rs->cxt, true) + rs->big.mapped +
+		rs->mbig.mapped;
+
+	rs->peak_bytes = Max(rs->peak_bytes, held);
+}
+
+/* Bytes of the composite key a row, in the layout that keys of bits take. */
+static Size
+key_bytes(int bits)
+{
+	return bits <= 32 ? 4 : (Size) ((bits + 63) / 64) * 8;
+}
+
+static inline Size
+early_bytes(mp_rowsort *rs)
+{
+	return rs->early_bits <= 32 ? 4 : 8;
+}
+
+/* Whether the GPU will sort n rows, as mp_run will decide. */
+static bool
+gpu_likely(int64 n)
+{
+	int			threshold = mp_gpu_threshold(MP_OP_NODES);
+
+	if (mp_device == MP_DEVICE_CPU || mp_gpu_known_unusable())
+		return false;
+	return mp_device == MP_DEVICE_GPU || (threshold >= 0 && n >= threshold);
+}
+
+/*
+ * Bytes a held row costs besides its tuple: what holds it (its pointer, or
+ * its values), and what sorting it will take: its key, its place in the
+ * permutation, the CPU sort's scratch and the gather's copy (which reuses
+ * the key's and the scratch's memory where they are large enough).
+ */
+static Size
+row_bytes(mp_rowsort *rs, int64 n)
+{
+	Size		held = rs->value_rows ? rs->natts * sizeof(Datum) : sizeof(MinimalTuple);
+	Size		key = Max(rs->fold_early ? early_bytes(rs) : 0, key_bytes(rs->key_bits_max));
+	Size		scratch = gpu_likely(n) ? 0 : mp_cpu_sort_rows_scratch(1);
+	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
+
+	if (rs->value_rows && rs->nulls)
+		for (int c = 0; c < rs->natts; c++)
+			held += rs->nulls[c] != NULL;
+	return held + sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
+}
+
+static bool
+over_limit(mp_rowsort *rs)
+{
+	return rs->blocks.held + rs->nrows * row_bytes(rs, rs->nrows) > rs->limit ||
+		rs->nrows >= (int64) UINT32_MAX - 1;
+}
+
+static void
+grow_rows(mp_rowsort *rs)
+{
+	int64		old = rs->room;
+	double		estimate = Min(rs->est_rows * 1.2,
+							   (double) rs->limit / row_bytes(rs, (int64) rs->est_rows));
+
+	/* large arrays are mapped: room that stays unused costs no memory */
+	rs->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
+	if (rs->value_rows)
+	{
+		if (rs->cols == NULL)
+		{
+			rs->cols = MemoryContextAllocZero(rs->rows_cxt, Max(rs->natts, 1) * sizeof(Datum *));
+			rs->nulls = MemoryContextAllocZero(rs->rows_cxt, Max(rs->natts, 1) * sizeof(bool *));
+		}
+		for (int c = 0; c < rs->natts; c++)
+		{
+			rs->cols[c] = mp_big_realloc(&rs->big, rs->cols[c], old * sizeof(Datum),
+										 rs->room * sizeof(Datum));
+			if (rs->nulls[c])
+				rs->nulls[c] = mp_big_realloc(&rs->big, rs->nulls[c], old, rs->room);
+		}
+	}
+	else
+		rs->rows = mp_big_realloc(&rs->big, rs->rows, old * sizeof(MinimalTuple),
+								  rs->room * sizeof(MinimalTuple));
+	if (rs->fold_early && !rs->spilled)
+		rs->early_keys = mp_big_realloc(&rs->big, rs->early_keys, old * early_bytes(rs),
+										rs->room * early_bytes(rs));
+}
+
+/*
+ * The slot's keys folded into one word, laid out as if no key had NULLs
+ * (lay_out_keys then agrees unless one has); notes the keys that have.
+ */
+static inline void
+fold_early(mp_rowsort *rs, TupleTableSlot *slot)
+{
+	uint64		acc = 0;
+
+	slot_getsomeattrs(slot, rs->last_key_att);
+	for (int k = 0; k < rs->nkeys; k++)
+	{
+		rs_keydef  *key = &rs->keys[k];
+		bool		isnull = slot->tts_isnull[key->attno - 1];
+		uint64		v = isnull ? 0 : mp_fold_key(key->kind, slot->tts_values[key->attno - 1]);
+
+		acc |= mp_key_value(v, key->bits, key->desc, isnull) << key->lo;
+		key->has_nulls |= isnull;
+	}
+	if (early_bytes(rs) == 4)
+		((uint32 *) rs->early_keys)[rs->nrows] = (uint32) acc;
+	else
+		((uint64 *) rs->early_keys)[rs->nrows] = acc;
+}
+
+static void write_run(mp_rowsort *rs);
+
+void
+mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
+{
+	if (rs->nrows == rs->room)
+		grow_rows(rs);
+	if (rs->fold_early && !rs->spilled)
+		fold_early(rs, slot);
+	if (rs->value_rows)
+	{
+		slot_getallattrs(slot);
+		for (int c = 0; c < rs->natts; c++)
+		{
+			rs->cols[c][rs->nrows] = slot->tts_values[c];
+			if (slot->tts_isnull[c] && rs->nulls[c] == NULL)
+			{
+				/* the column's first NULL: the rows before had none */
+				rs->nulls[c] = mp_big_alloc(&rs->big, rs->room);
+				memset(rs->nulls[c], 0, rs->nrows);
+			}
+			if (rs->nulls[c])
+				rs->nulls[c][rs->nrows] = slot->tts_isnull[c];
+		}
+		if (!rs->fold_early)
+			for (int k = 0; k < rs->nkeys; k++)
+				rs->keys[k].has_nulls |= slot->tts_isnull[rs->keys[k].attno - 1];
+	}
+	else
+	{
+		MinimalTuple row = mp_keep_tuple(&rs->big, &rs->blocks, slot);
+
+		rs->any_nulls |= (row->t_infomask & HEAP_HASNULL) != 0;
+		rs->rows[rs->nrows] = row;
+	}
+	rs->nrows++;
+	if (over_limit(rs))
+	{
+		/* the tapes' buffers live in the sort's own context */
+		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+
+		write_run(rs);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Held row i's values into values and isnull. */
+static inline void
+row_values(mp_rowsort *rs, int64 i, Datum *values, bool *isnull)
+{
+	for (int c = 0; c < rs->natts; c++)
+	{
+		values[c] = rs->cols[c][i];
+		isnull[c] = rs->nulls[c] != NULL && rs->nulls[c][i];
+	}
+}
+
+/* Held row i into the slot. */
+static inline void
+store_held(mp_rowsort *rs, int64 i, TupleTableSlot *slot)
+{
+	if (!rs->value_rows)
+	{
+		ExecStoreMinimalTuple(rs->rows[i], slot, false);
+		return;
+	}
+	ExecClearTuple(slot);
+	row_values(rs, i, slot->tts_values, slot->tts_isnull);
+	ExecStoreVirtualTuple(slot);
+}
+
+/* Forgets the rows held and all that was made of them. */
+static void
+forget_rows(mp_rowsort *rs)
+{
+	MemoryContextReset(rs->rows_cxt);
+	rs->rows = NULL;
+	rs->cols = NULL;
+	rs->nulls = NULL;
+	rs->early_keys = NULL;
+	rs->nrows = rs->room = 0;
+	rs->blocks.block = NULL;
+	rs->blocks.free = rs->blocks.held = 0;
+	rs->any_nulls = false;
+	if (!rs->spilled)
+		for (int k = 0; k < rs->nkeys; k++)
+			rs->keys[k].has_nulls = false;
+}
+
+/*
+ * Lays the keys out in the composite key, the last key in the lowest bits,
+ * a NULL bit above each key that has NULLs (every key, once the sort has
+ * spilled); returns the bits in all.
+ */
+static int
+lay_out_keys(mp_rowsort *rs)
+{
+	int			lo = 0;
+
+	if (rs->spilled)
+		for (int k = 0; k < rs->nkeys; k++)
+			rs->keys[k].has_nulls = true;
+	else if (!rs->value_rows && rs->any_nulls && !rs->fold_early)
+	{
+		for (int64 i = 0; i < rs->nrows; i++)
+		{
+			MinimalTuple row = rs->rows[i];
+
+			if (!(row->t_infomask & HEAP_HASNULL))
+				continue;
+			for (int k = 0; k < rs->nkeys; k++)
+				rs->keys[k].has_nulls |= att_isnull(rs->keys[k].attno - 1, row->t_bits);
+		}
+	}
+	for (int k = rs->nkeys - 1; k >= 0; k--)
+	{
+		rs->keys[k].lo = lo;
+		lo += rs->keys[k].bits + rs->keys[k].has_nulls;
+	}
+	return lo;
+}
+
+/* The held rows' composite keys, as mp_row_keys words (word-major). */
+static void *
+fold_keys(mp_rowsort *rs, int total_bits, int *nwords, int *word_bytes)
+{
+	int64		n = rs->nrows;
+	void	   *words;
+	uint64		acc[4];
+	HeapTupleData tuple;
+
+	*word_bytes = total_bits <= 32 ? 4 : 8;
+	*nwords = total_bits <= 32 ? 1 : (total_bits + 63) / 64;
+	Assert(*nwords <= 4);
+	words = mp_big_alloc(&rs->big, (Size) Max(n, 1) * *nwords * *word_bytes);
+	for (int64 lo = 0; lo < n; lo += ROW_CHUNK)
+	{
+		int64		hi = Min(lo + ROW_CHUNK, n);
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 i = lo; i < hi; i++)
+		{
+			memset(acc, 0, sizeof(acc));
+			if (!rs->value_rows)
+				mp_row_as_heap(rs->rows[i], &tuple);
+			for (int k = 0; k < rs->nkeys; k++)
+			{
+				rs_keydef  *key = &rs->keys[k];
+				bool		isnull;
+				Datum		d;
+				uint64		v;
+
+				if (rs->value_rows)
+				{
+					d = rs->cols[key->attno - 1][i];
+					isnull = rs->nulls[key->attno - 1] && rs->nulls[key->attno - 1][i];
+				}
+				else
+					d = heap_getattr(&tuple, key->attno, rs->desc, &isnull);
+				v = isnull ? 0 : mp_fold_key(key->kind, d);
+				mp_key_put(acc, key->lo, key->bits, mp_key_value(v, key->bits, key->desc, isnull));
+				if (key->has_nulls)
+					mp_key_put(acc, key->lo + key->bits, 1,
+							   mp_key_null_bit(isnull, key->nulls_first));
+			}
+			if (*word_bytes == 4)
+				((uint32 *) words)[i] = (uint32) acc[0];
+			else
+				for (int w = 0; w < *nwords; w++)
+					((uint64 *) words)[(Size) w * n + i] = acc[w];
+		}
+	}
+	return words;
+}
+
+/* Adds a backend run's report to the stats. */
+static void
+note_run(mp_rowsort *rs, const mp_run_report *report)
+{
+	if (report->used_gpu)
+	{
+		rs->stats.used_gpu = true;
+		rs->stats.gpu.h2d_ms += report->gpu.h2d_ms;
+		rs->stats.gpu.kernel_ms += report->gpu.kernel_ms;
+		rs->stats.gpu.d2h_ms += report->gpu.d2h_ms;
+	}
+	else
+	{
+		rs->stats.used_cpu = true;
+		strlcpy(rs->stats.note, report->note, sizeof(rs->stats.note));
+	}
+}
+
+/* A row sort as mp_run's work. */
+typedef struct sort_work
+{
+	mp_rowsort *rs;
+	mp_big_set *big;
+	mp_row_keys keys;
+	int64		n;
+	uint32	   *perm;
+} sort_work;
+
+static mp_status
+sort_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	sort_work  *w = ctx;
+	void	   *scratch = mp_big_alloc(w->big, mp_cpu_sort_rows_scratch(Max(w->n, 1)));
+	mp_status	st = mp_cpu_sort_rows(&w->keys, w->n, w->perm, scratch, poll);
+
+	note_peak(w->rs);
+	mp_big_free(w->big, scratch);
+	return st;
+}
+
+static mp_status
+sort_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	sort_work  *w = ctx;
+
+	return mp_gpu_sort_rows(&w->keys, w->n, w->perm, poll, timing);
+}
+
+/*
+ * The permutation that puts the held rows in key order; *keys gets their
+ * composite keys (freed by the caller), laid out as lay_out_keys says.
+ */
+static uint32 *
+sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
+{
+	double		t0 = mp_now_ms(),
+				t1;
+	int			total = lay_out_keys(rs);
+	sort_work	work = {rs, &rs->big};
+	mp_run_report report;
+
+	if (rs->fold_early && !rs->spilled && total == rs->early_bits)
+	{
+		/* no key has NULLs: the keys folded while reading are the keys */
+		keys->words = rs->early_keys;
+		keys->nwords = 1;
+		keys->word_bytes = early_bytes(rs);
+	}
+	else
+	{
+		mp_big_free(&rs->big, rs->early_keys);
+		keys->words = fold_keys(rs, total, &keys->nwords, &keys->word_bytes);
+	}
+	rs->early_keys = NULL;
+	for (int w = 0; w < keys->nwords; w++)
+		bits[w] = Min(total - 64 * w, keys->word_bytes * 8);
+	keys->bits = bits;
+	work.keys = *keys;
+	work.n = rs->nrows;
+	work.perm = mp_big_alloc(&rs->big, Max(rs->nrows, 1) * sizeof(uint32));
+	t1 = mp_now_ms();
+	rs->stats.keys_ms += t1 - t0;
+	note_peak(rs);
+	(void) mp_run(rs->fname, MP_OP_NODES, rs->nrows, &work, sort_on_cpu, sort_on_gpu, &report);
+	note_run(rs, &report);
+	rs->stats.sort_ms += mp_now_ms() - t1;
+	return work.perm;
+}
+
+/*
+ * dst[i] = src[perm[i]], records of rec_bytes: a gather on the CPU backend's
+ * threads, where the random reads are many in flight, in chunks with an
+ * interrupt check between them.  src is freed (kept as a spare mapping that
+ * the next gather of its size takes).
+ */
+static void *
+gather(mp_rowsort *rs, const uint32 *perm, void *src, Size rec_bytes)
+{
+	int64		n = rs->nrows;
+	char	   *dst = mp_big_alloc(&rs->big, Max(n, 1) * rec_bytes);
+
+	for (int64 lo = 0; lo < n; lo += GATHER_CHUNK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		mp_cpu_gather(dst + lo * rec_bytes, src, rec_bytes, perm + lo,
+					  Min(GATHER_CHUNK, n - lo), mp_cpu_threads);
+	}
+	note_peak(rs);
+	mp_big_free(&rs->big, src);
+	return dst;
+}
+
+/* All rows were held: one sort, and the rows put in its order. */
+static void
+sort_in_memory(mp_rowsort *rs)
+{
+	mp_row_keys keys;
+	int			bits[4];
+	uint32	   *perm;
+	double		t0;
+
+	rs->peak_bytes = 0;
+	perm = sort_held(rs, &keys, bits);
+	t0 = mp_now_ms();
+	mp_big_free(&rs->big, (void *) keys.words);
+	if (rs->nrows > 0 && rs->value_rows)
+	{
+		/* a column at a time: the copy is one column's */
+		for (int c = 0; c < rs->natts; c++)
+		{
+			rs->cols[c] = gather(rs, perm, rs->cols[c], sizeof(Datum));
+			if (rs->nulls[c])
+				rs->nulls[c] = gather(rs, perm, rs->nulls[c], sizeof(bool));
+		}
+	}
+	else if (rs->nrows > 0)
+		rs->rows = gather(rs, perm, rs->rows, sizeof(MinimalTuple));
+	mp_big_free(&rs->big, perm);
+	mp_big_trim(&rs->big);
+	rs->stats.sort_ms += mp_now_ms() - t0;
+	rs->stats.method = MP_ROWSORT_MEMORY;
+	rs->status = RS_MEMORY;
+	rs->cur = -1;
+}
+
+/* Word w of a key of nwords words at key (4-byte words: one). */
+static inline uint64
+key_word(const mp_rowsort *rs, const void *keys, int64 i, int w)
+{
+	if (rs->word_bytes == 4)
+		return ((const uint32 *) keys)[i];
+	return ((const uint64 *) keys)[i * rs->nwords + w];
+}
+
+static void
+put_key_word(const mp_rowsort *rs, void *keys, int64 i, int w, uint64 v)
+{
+	if (rs->word_bytes == 4)
+		((uint32 *) keys)[i] = (uint32) v;
+	else
+		((uint64 *) keys)[i * rs->nwords + w] = v;
+}
+
+static void
+write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple row)
+{
+	if (rs->word_bytes == 4)
+	{
+		uint32		k = (uint32) key[0];
+
+		LogicalTapeWrite(tape, &k, sizeof(k));
+	}
+	else
+		LogicalTapeWrite(tape, (void *) key, rs->nwords * sizeof(uint64));
+	LogicalTapeWrite(tape, row, row->t_len);
+}
+
+static void
+add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows)
+{
+	/* the write buffer goes; the read buffer comes at the first read */
+	LogicalTapeRewindForRead(tape, BLCKSZ);
+	if (rs->nruns == rs->runs_room)
+	{
+		rs->runs_room = Max(rs->runs_room * 2, 16);
+		rs->runs = rs->runs == NULL
+			? MemoryContextAlloc(rs->cxt, rs->runs_room * sizeof(rs_run))
+			: repalloc(rs->runs, rs->runs_room * sizeof(rs_run));
+	}
+	rs->runs[rs->nruns].tape = tape;
+	rs->runs[rs->nruns].rows = rows;
+	rs->nruns++;
+	rs->stats.runs++;
+}
+
+/* The rows held, sorted, become a run on disk; then they are forgotten. */
+static void
+write_run(mp_rowsort *rs)
+{
+	mp_row_keys keys;
+	int			bits[4];
+	uint32	   *perm;
+	LogicalTape *tape;
+	double		t0;
+	uint64		key[4];
+	int64		n = rs->nrows;
+
+	if (!rs->spilled)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+
+		PrepareTempTablespaces();
+		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+		MemoryContextSwitchTo(old);
+		rs->spilled = true;
+		rs->word_bytes = key_bytes(rs->key_bits_max) == 4 ? 4 : 8;
+		rs->nwords = rs->key_bits_max <= 32 ? 1 : (rs->key_bits_max + 63) / 64;
+	}
+	perm = sort_held(rs, &keys, bits);
+	Assert(keys.nwords == rs->nwords && keys.word_bytes == rs->word_bytes);
+	memcpy(rs->wbits, bits, sizeof(rs->wbits));
+	t0 = mp_now_ms();
+	tape = LogicalTapeCreate(rs->tapes);
+	for (int64 j = 0; j < n; j++)
+	{
+		int64		i = perm[j];
+
+		if ((j & (ROW_CHUNK - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int w = 0; w < rs->nwords; w++)
+			key[w] = rs->word_bytes == 4 ? ((const uint32 *) keys.words)[i]
+				: ((const uint64 *) keys.words)[(Size) w * n + i];
+		if (rs->value_rows)
+		{
+			MinimalTuple row;
+
+			row_values(rs, i, rs->values, rs->isnull);
+			row = mp_form_minimal_tuple(rs->desc, rs->values, rs->isnull);
+			write_record(rs, tape, key, row);
+			pfree(row);
+		}
+		else
+			write_record(rs, tape, key, rs->rows[i]);
+	}
+	add_run(rs, tape, n);
+	note_peak(rs);
+	forget_rows(rs);
+	rs->stats.write_ms += mp_now_ms() - t0;
+}
+
+/*
+ * The merge's windows: each of the k runs gets an equal share of the
+ * memory, half of it for its tuples, the rest for their keys, their
+ * pointers and the batch's arrays.
+ */
+static void
+merge_begin(mp_rowsort *rs, rs_run *runs, int k)
+{
+	Size		share = rs->limit / k;
+	Size		arena;
+	int64		cap;
+	Size		kb = rs->nwords * rs->word_bytes;
+
+	share = Max(share, MIN_SHARE) - BLCKSZ;
+	arena = share / 2;
+	cap = Max((int64) (arena / WINDOW_ROW_BYTES), 16);
+	MemoryContextReset(rs->merge_cxt);
+	rs->inputs = MemoryContextAllocZero(rs->merge_cxt, k * sizeof(rs_input));
+	rs->ninputs = k;
+	for (int r = 0; r < k; r++)
+	{
+		rs_input   *in = &rs->inputs[r];
+
+		in->tape = runs[r].tape;
+		in->left = runs[r].rows;
+		in->arena_size = arena;
+		in->arena = mp_big_alloc(&rs->mbig, arena);
+		in->cap = cap;
+		in->keys = mp_big_alloc(&rs->mbig, cap * kb);
+		in->rows = mp_big_alloc(&rs->mbig, cap * sizeof(MinimalTuple));
+	}
+	rs->batch_cap = cap * k;
+	rs->bkeys = mp_big_alloc(&rs->mbig, rs->batch_cap * kb);
+	rs->brows = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(MinimalTuple));
+	rs->perm = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(uint32));
+	rs->out = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(MinimalTuple));
+	rs->bounds = MemoryContextAlloc(rs->merge_cxt, (k + 1) * sizeof(int64));
+	rs->nout = rs->outpos = 0;
+	note_peak(rs);
+}
+
+/* Exactly size bytes from the tape, or an error. */
+static void
+tape_read(LogicalTape *tape, void *ptr, size_t size)
+{
+	if (LogicalTapeRead(tape, ptr, size) != size)
+		elog(ERROR, "mergepath row sort: unexpected end of a temporary file");
+}
+
+/* The window refilled from the tape: as many rows as fit (one at least). */
+static void
+load_window(mp_rowsort *rs, rs_input *in)
+{
+	Size		kb = rs->nwords * rs->word_bytes;
+
+	in->first = in->n = 0;
+	in->arena_used = 0;
+	while (in->left > 0 && in->n < in->cap)
+	{
+		Size		need;
+		MinimalTuple row;
+
+		if (!in->pending)
+		{
+			if (rs->word_bytes == 4)
+			{
+				uint32		k;
+
+				tape_read(in->tape, &k, sizeof(k));
+				in->pending_key[0] = k;
+			}
+			else
+				tape_read(in->tape, in->pending_key, kb);
+			tape_read(in->tape, &in->pending_len, sizeof(uint32));
+			in->pending = true;
+		}
+		need = MAXALIGN(in->pending_len);
+		if (in->arena_used + need > in->arena_size)
+		{
+			if (in->n > 0)
+				break;
+			/* a row larger than the window: the window grows to it */
+			mp_big_free(&rs->mbig, in->arena);
+			in->arena_size = need;
+			in->arena = mp_big_alloc(&rs->mbig, need);
+		}
+		row = (MinimalTuple) (in->arena + in->arena_used);
+		row->t_len = in->pending_len;
+		tape_read(in->tape, (char *) row + sizeof(uint32), in->pending_len - sizeof(uint32));
+		for (int w = 0; w < rs->nwords; w++)
+			put_key_word(rs, in->keys, in->n, w, in->pending_key[w]);
+		in->rows[in->n++] = row;
+		in->arena_used += need;
+		in->left--;
+		in->pending = false;
+	}
+	note_peak(rs);
+}
+
+/* Row i of the window against the bound: <0, 0, >0. */
+static inline int
+cmp_bound(const mp_rowsort *rs, const rs_input *in, int64 i, const uint64 *bound)
+{
+	for (int w = rs->nwords - 1; w >= 0; w--)
+	{
+		uint64		v = key_word(rs, in->keys, i, w);
+
+		if (v != bound[w])
+			return v < bound[w] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * The end of the window's rows from first on that order before the bound
+ * (take_equal: or at it).
+ */
+static int64
+window_cut(const mp_rowsort *rs, const rs_input *in, const uint64 *bound, bool take_equal)
+{
+	int64		lo = in->first,
+				hi = in->n;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		int			c = cmp_bound(rs, in, mid, bound);
+
+		if (c < 0 || (c == 0 && take_equal))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The batch's merge as mp_run's work. */
+typedef struct merge_work
+{
+	mp_rowsort *rs;
+	int64		n;
+} merge_work;
+
+static mp_status
+merge_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	merge_work *w = ctx;
+	mp_rowsort *rs = w->rs;
+
+	if (rs->nwords == 1)
+		return mp_cpu_merge_key_runs(rs->word_bytes, rs->bkeys, rs->bounds, rs->ninputs,
+									 rs->perm, poll);
+	else
+	{
+		mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
+		void	   *scratch = mp_big_alloc(&rs->mbig, mp_cpu_sort_rows_scratch(Max(w->n, 1)));
+		mp_status	st = mp_cpu_sort_rows(&keys, w->n, rs->perm, scratch, poll);
+
+		note_peak(rs);
+		mp_big_free(&rs->mbig, scratch);
+		return st;
+	}
+}
+
+static mp_status
+merge_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	merge_work *w = ctx;
+	mp_rowsort *rs = w->rs;
+
+	if (rs->nwords == 1)
+		return mp_gpu_merge_key_runs(rs->word_bytes, rs->bkeys, rs->bounds, rs->ninputs,
+									 rs->perm, poll, timing);
+	else
+	{
+		mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
+
+		return mp_gpu_sort_rows(&keys, w->n, rs->perm, poll, timing);
+	}
+}
+
+/*
+ * The next batch of the merge into out[0 .. nout), and each run's window
+ * advanced past it; false when the runs are done.
+ */
+static bool
+merge_batch(mp_rowsort *rs)
+{
+	uint64		bound[4];
+	int			br = -1;
+	int64		total = 0;
+	merge_work	work = {rs};
+	mp_run_report report;
+	double		t0 = mp_now_ms();
+
+	/* the rows of the last batch are taken */
+	for (int r = 0; r < rs->ninputs; r++)
+		rs->inputs[r].first += rs->inputs[r].take;
+	for (int r = 0; r < rs->ninputs; r++)
+	{
+		rs_input   *in = &rs->inputs[r];
+
+		if (in->first == in->n && in->left > 0)
+			load_window(rs, in);
+	}
+	/* the bound: the least last key of a window whose run goes on */
+	for (int r = 0; r < rs->ninputs; r++)
+	{
+		rs_input   *in = &rs->inputs[r];
+
+		if (in->left == 0 || in->first == in->n)
+			continue;
+		if (br < 0 || cmp_bound(rs, in, in->n - 1, bound) < 0)
+		{
+			for (int w = 0; w < rs->nwords; w++)
+				bound[w] = key_word(rs, in->keys, in->n - 1, w);
+			br = r;
+		}
+	}
+	/* each window's rows up to it, runs before br taking equal keys too */
+	rs->bounds[0] = 0;
+	for (int r = 0; r < rs->ninputs; r++)
+	{
+		rs_input   *in = &rs->inputs[r];
+		int64		end = br < 0 || r == br ? in->n : window_cut(rs, in, bound, r < br);
+
+		in->take = end - in->first;
+		rs->bounds[r + 1] = rs->bounds[r] + in->take;
+	}
+	total = rs->bounds[rs->ninputs];
+	rs->nout = rs->outpos = 0;
+	if (total == 0)
+		return false;
+
+	/* the keys and rows of the batch, run after run (keys word-major) */
+	for (int r = 0; r < rs->ninputs; r++)
+	{
+		rs_input   *in = &rs->inputs[r];
+		int64		at = rs->bounds[r];
+
+		for (int64 i = 0; i < in->take; i++)
+		{
+			rs->brows[at + i] = in->rows[in->first + i];
+			if (rs->nwords == 1)
+				put_key_word(rs, rs->bkeys, at + i, 0, key_word(rs, in->keys, in->first + i, 0));
+			else
+				for (int w = 0; w < rs->nwords; w++)
+					((uint64 *) rs->bkeys)[(Size) w * total + at + i] =
+						key_word(rs, in->keys, in->first + i, w);
+		}
+	}
+	work.n = total;
+	(void) mp_run(rs->fname, MP_OP_NODES, total, &work, merge_on_cpu, merge_on_gpu, &report);
+	note_run(rs, &report);
+	for (int64 j = 0; j < total; j++)
+		rs->out[j] = rs->brows[rs->perm[j]];
+	rs->nout = total;
+	rs->stats.merge_ms += mp_now_ms() - t0;
+	return true;
+}
+
+/* The key of the batch's j-th merged row. */
+static void
+out_key(mp_rowsort *rs, int64 j, uint64 *key)
+{
+	int64		p = rs->perm[j];
+	int64		total = rs->bounds[rs->ninputs];
+
+	for (int w = 0; w < rs->nwords; w++)
+		key[w] = rs->nwords == 1 ? key_word(rs, rs->bkeys, p, 0)
+			: ((uint64 *) rs->bkeys)[(Size) w * total + p];
+}
+
+/* Runs [from, from + k) merged into one new run. */
+static rs_run
+merge_to_run(mp_rowsort *rs, int from, int k)
+{
+	LogicalTape *tape = LogicalTapeCreate(rs->tapes);
+	int64		rows = 0;
+	uint64		key[4];
+	rs_run		run;
+
+	merge_begin(rs, rs->runs + from, k);
+	while (merge_batch(rs))
+	{
+		double		t0 = mp_now_ms();
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 j = 0; j < rs->nout; j++)
+		{
+			out_key(rs, j, key);
+			write_record(rs, tape, key, rs->out[j]);
+		}
+		rows += rs->nout;
+		rs->stats.write_ms += mp_now_ms() - t0;
+	}
+	for (int r = 0; r < k; r++)
+		LogicalTapeClose(rs->runs[from + r].tape);
+	LogicalTapeRewindForRead(tape, BLCKSZ);
+	run.tape = tape;
+	run.rows = rows;
+	return run;
+}
+
+/* Runs merged at once, by the memory. */
+static int
+merge_order(mp_rowsort *rs)
+{
+	Size		order = rs->limit / MIN_SHARE;
+
+	return (int) Max(Min(order, MAX_ORDER), MIN_ORDER);
+}
+
+/*
+ * Passes that merge consecutive runs until no more are left than one merge
+ * takes: each run that the last pass leaves as it is costs no I/O, so a
+ * pass merges groups no larger than needed to come down to the order.
+ */
+static void
+merge_passes(mp_rowsort *rs)
+{
+	int			order = merge_order(rs);
+
+	while (rs->nruns > order)
+	{
+		rs_run	   *next = MemoryContextAlloc(rs->cxt, rs->nruns * sizeof(rs_run));
+		int			nnext = 0;
+		int			i = 0;
+
+		while (i < rs->nruns)
+		{
+			int			rest = rs->nruns - i;
+			int			excess = nnext + rest - order;
+			int			g = Min(Min(order, excess + 1), rest);
+
+			if (excess <= 0 || g <= 1)
+			{
+				memcpy(next + nnext, rs->runs + i, rest * sizeof(rs_run));
+				nnext += rest;
+				break;
+			}
+			next[nnext++] = merge_to_run(rs, i, g);
+			i += g;
+		}
+		pfree(rs->runs);
+		rs->runs = next;
+		rs->nruns = nnext;
+		rs->runs_room = nnext;
+		rs->stats.passes++;
+	}
+}
+
+/* The final merge to the result tape, each row followed by its length. */
+static void
+merge_to_result(mp_rowsort *rs)
+{
+	uint32		end = 0;
+
+	rs->result = LogicalTapeCreate(rs->tapes);
+	rs->nresult = 0;
+	while (merge_batch(rs))
+	{
+		double		t0 = mp_now_ms();
+
+		CHECK_FOR_INTERRUPTS();
+		for (int64 j = 0; j < rs->nout; j++)
+		{
+			MinimalTuple row = rs->out[j];
+
+			LogicalTapeWrite(rs->result, row, row->t_len);
+			LogicalTapeWrite(rs->result, &row->t_len, sizeof(uint32));
+		}
+		rs->nresult += rs->nout;
+		rs->stats.write_ms += mp_now_ms() - t0;
+	}
+	/*
+	 * A zero length ends the tape: reading it leaves the tape's last block
+	 * in its buffer, from which backward reads start (past the end, the
+	 * buffer would be empty and a backspace would skip that block).
+	 */
+	LogicalTapeWrite(rs->result, &end, sizeof(end));
+	for (int r = 0; r < rs->ninputs; r++)
+		LogicalTapeClose(rs->inputs[r].tape);
+	MemoryContextReset(rs->merge_cxt);
+	rs->inputs = NULL;
+	rs->ninputs = 0;
+	LogicalTapeFreeze(rs->result, NULL);
+	rs->cur = -1;
+}
+
+void
+mp_rowsort_perform(mp_rowsort *rs)
+{
+	MemoryContext old;
+
+	if (!rs->spilled)
+	{
+		sort_in_memory(rs);
+		note_peak(rs);
+		return;
+	}
+	old = MemoryContextSwitchTo(rs->cxt);
+	if (rs->nrows > 0)
+		write_run(rs);
+	MemoryContextReset(rs->rows_cxt);
+	rs->stats.method = MP_ROWSORT_EXTERNAL;
+	merge_passes(rs);
+	rs->stats.passes++;
+	merge_begin(rs, rs->runs, rs->nruns);
+	if (rs->random_access)
+	{
+		merge_to_result(rs);
+		rs->status = RS_TAPE;
+	}
+	else
+		rs->status = RS_STREAM;
+	MemoryContextSwitchTo(old);
+}
+
+/* The result tape's next row into the buffer; false at its end (the tape
+ * then stays before its end mark). */
+static bool
+tape_forward(mp_rowsort *rs)
+{
+	uint32		len;
+
+	tape_read(rs->result, &len, sizeof(len));
+	if (len == 0)
+	{
+		/* the end: stay before it */
+		LogicalTapeBackspace(rs->result, sizeof(len));
+		return false;
+	}
+	if (len > rs->buf_size)
+	{
+		rs->buf = rs->buf ? repalloc_huge(rs->buf, len) : MemoryContextAllocHuge(rs->cxt, len);
+		rs->buf_size = len;
+	}
+	((MinimalTuple) rs->buf)->t_len = len;
+	tape_read(rs->result, rs->buf + sizeof(uint32), len - sizeof(uint32));
+	tape_read(rs->result, &len, sizeof(len));
+	return true;
+}
+
+/* Back over the row that ends where the tape is; false at its start. */
+static bool
+tape_back(mp_rowsort *rs)
+{
+	uint32		len;
+
+	if (LogicalTapeBackspace(rs->result, sizeof(len)) != sizeof(len))
+		return false;
+	tape_read(rs->result, &len, sizeof(len));
+	if (LogicalTapeBackspace(rs->result, len + sizeof(len)) != len + sizeof(len))
+		elog(ERROR, "mergepath row sort: could not read a temporary file backwards");
+	return true;
+}
+
+/*
+ * The tape's rows as a Sort returns them: cur is the row returned last, the
+ * tape just after it (at its start before the first, at its end after the
+ * last).
+ */
+static bool
+get_from_tape(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
+{
+	if (forward)
+	{
+		if (rs->cur >= rs->nresult || !tape_forward(rs))
+		{
+			rs->cur = rs->nresult;
+			return false;
+		}
+		rs->cur++;
+	}
+	else
+	{
+		if (rs->cur < 0)
+			return false;
+		if (rs->cur < rs->nresult)
+		{
+			/* back over the row returned last */
+			if (!tape_back(rs) || rs->cur == 0)
+			{
+				rs->cur = -1;
+				return false;
+			}
+		}
+		if (!tape_back(rs))
+		{
+			rs->cur = -1;
+			return false;
+		}
+		(void) tape_forward(rs);
+		rs->cur--;
+	}
+	ExecStoreMinimalTuple((MinimalTuple) rs->buf, slot, false);
+	return true;
+}
+
+bool
+mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
+{
+	MemoryContext old;
+	bool		got;
+
+	if (rs->status == RS_STREAM || rs->status == RS_TAPE)
+	{
+		/* the tapes' buffers live in the sort's own context */
+		old = MemoryContextSwitchTo(rs->cxt);
+		got = rs->status == RS_STREAM
+			? (rs->outpos < rs->nout || merge_batch(rs))
+			: get_from_tape(rs, forward, slot);
+		MemoryContextSwitchTo(old);
+		if (got && rs->status == RS_STREAM)
+		{
+			Assert(forward);
+			ExecStoreMinimalTuple(rs->out[rs->outpos++], slot, false);
+		}
+		if (!got)
+			ExecClearTuple(slot);
+		return got;
+	}
+	switch (rs->status)
+	{
+		case RS_MEMORY:
+			if (forward)
+				rs->cur += rs->cur < rs->nrows;
+			else
+				rs->cur -= rs->cur >= 0;
+			if (rs->cur < 0 || rs->cur >= rs->nrows)
+				break;
+			/* the rows are scattered over the blocks: ask for one a few ahead */
+			if (rs->cur + 8 < rs->nrows && !rs->value_rows)
+				__builtin_prefetch(rs->rows[rs->cur + 8]);
+			store_held(rs, rs->cur, slot);
+			return true;
+		case RS_STREAM:
+		case RS_TAPE:
+			break;
+		case RS_LOADING:
+			elog(ERROR, "%s: rows taken before the sort", rs->fname);
+	}
+	ExecClearTuple(slot);
+	return false;
+}
+
+void
+mp_rowsort_rescan(mp_rowsort *rs)
+{
+	Assert(rs->random_access);
+	if (rs->status == RS_TAPE)
+		LogicalTapeRewindForRead(rs->result, BLCKSZ);
+	rs->cur = -1;
+}
+
+void
+mp_rowsort_mark(mp_rowsort *rs)
+{
+	rs->mark = rs->cur;
+	if (rs->status == RS_TAPE)
+		LogicalTapeTell(rs->result, &rs->mark_block, &rs->mark_offset);
+}
+
+void
+mp_rowsort_restore(mp_rowsort *rs)
+{
+	rs->cur = rs->mark;
+	if (rs->status == RS_TAPE)
+		LogicalTapeSeek(rs->result, rs->mark_block, rs->mark_offset);
+}
+
+void
+mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats)
+{
+	*stats = rs->stats;
+	stats->memory_kb = (int64) (rs->peak_bytes + 1023) / 1024;
+	if (rs->spilled)
+		stats->space_kb = (int64) LogicalTapeSetBlocks(rs->tapes) * (BLCKSZ / 1024);
+	else
+		stats->space_kb = stats->memory_kb;
+}
+
+void
+mp_rowsort_end(mp_rowsort *rs)
+{
+	if (rs->tapes)
+		LogicalTapeSetClose(rs->tapes);
+	MemoryContextDelete(rs->cxt);
+}
+
+const char *
+mp_rowsort_method_name(mp_rowsort_method method)
+{
+	switch (method)
+	{
+		case MP_ROWSORT_MEMORY:
+			return "radix";
+		case MP_ROWSORT_EXTERNAL:
+			return "external merge";
+		case MP_ROWSORT_NONE:
+			break;
+	}
+	return "still in progress";
+}
