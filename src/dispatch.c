@@ -268,6 +268,13 @@ mp_gpu_end(void)
 	pthread_mutex_unlock(&gpu_lock);
 }
 
+/* Whether this process has the GPU ready. */
+bool
+mp_gpu_is_ready(void)
+{
+	return gpu_ready;
+}
+
 /* Whether this process knows that it cannot use the GPU. */
 bool
 mp_gpu_known_unusable(void)

@@ -127,6 +127,8 @@ struct mp_rowsort
 	bool		random_access;
 	Size		limit;
 	double		est_rows;
+	int			est_width;
+	bool		gpu_sorts;		/* the held rows' memory is counted for the GPU's sort */
 	rs_status	status;
 
 	/*
@@ -152,8 +154,8 @@ struct mp_rowsort
 	int64		room;
 	mp_tuple_blocks blocks;
 	bool		any_nulls;		/* some tuple has a NULL */
-	Datum	   *values;			/* a row's values, to form a tuple of */
-	bool	   *isnull;
+	int16	   *att_len;		/* of rows of values: each column's length */
+	char	   *att_align;		/* and alignment */
 
 	/* sorted in memory: rows (or columns) in key order */
 	int64		cur;			/* last returned: -1 before the first, nrows after the last */
@@ -201,7 +203,7 @@ kind_of_att(TupleDesc desc, AttrNumber attno)
 
 mp_rowsort *
 mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_key *keys,
-				 Size limit, bool random_access, double est_rows)
+				 Size limit, bool random_access, double est_rows, int est_width)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "mergepath row sort",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -215,6 +217,7 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 	rs->limit = limit;
 	rs->random_access = random_access;
 	rs->est_rows = est_rows;
+	rs->est_width = est_width;
 	rs->keys = MemoryContextAllocZero(cxt, nkeys * sizeof(rs_keydef));
 	for (int i = 0; i < nkeys; i++)
 	{
@@ -239,8 +242,13 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 	rs->value_rows = true;
 	for (int i = 0; i < rs->natts; i++)
 		rs->value_rows &= TupleDescAttr(desc, i)->attbyval;
-	rs->values = MemoryContextAlloc(cxt, Max(rs->natts, 1) * sizeof(Datum));
-	rs->isnull = MemoryContextAlloc(cxt, Max(rs->natts, 1) * sizeof(bool));
+	rs->att_len = MemoryContextAlloc(cxt, Max(rs->natts, 1) * sizeof(int16));
+	rs->att_align = MemoryContextAlloc(cxt, Max(rs->natts, 1));
+	for (int i = 0; i < rs->natts; i++)
+	{
+		rs->att_len[i] = TupleDescAttr(desc, i)->attlen;
+		rs->att_align[i] = TupleDescAttr(desc, i)->attalign;
+	}
 	rs->rows_cxt = AllocSetContextCreate(cxt, "mergepath rows", ALLOCSET_DEFAULT_SIZES);
 	mp_big_init(&rs->big, rs->rows_cxt);
 	rs->merge_cxt = AllocSetContextCreate(cxt, "mergepath merge", ALLOCSET_DEFAULT_SIZES);
@@ -274,7 +282,11 @@ early_bytes(mp_rowsort *rs)
 	return rs->early_bits <= 32 ? 4 : 8;
 }
 
-/* Whether the GPU will sort n rows, as mp_run will decide. */
+/*
+ * Whether the GPU would sort n rows, as mp_run will decide: not known
+ * before this process has used the GPU once (until then, the memory is
+ * counted for the CPU, which needs more).
+ */
 static bool
 gpu_likely(int64 n)
 {
@@ -282,33 +294,53 @@ gpu_likely(int64 n)
 
 	if (mp_device == MP_DEVICE_CPU || mp_gpu_known_unusable())
 		return false;
-	return mp_device == MP_DEVICE_GPU || (threshold >= 0 && n >= threshold);
+	return mp_device == MP_DEVICE_GPU ||
+		(threshold >= 0 && n >= threshold && mp_gpu_is_ready());
 }
 
-/*
- * Bytes a held row costs besides its tuple: what holds it (its pointer, or
- * its values), and what sorting it will take: its key, its place in the
- * permutation, the CPU sort's scratch and the gather's copy (which reuses
- * the key's and the scratch's memory where they are large enough).
- */
+/* Bytes of the arrays that hold a row (a row of room): its pointer or its
+ * values, and its key folded as it was read. */
 static Size
-row_bytes(mp_rowsort *rs, int64 n)
+array_bytes(mp_rowsort *rs)
 {
 	Size		held = rs->value_rows ? rs->natts * sizeof(Datum) : sizeof(MinimalTuple);
-	Size		key = Max(rs->fold_early ? early_bytes(rs) : 0, key_bytes(rs->key_bits_max));
-	Size		scratch = gpu_likely(n) ? 0 : mp_cpu_sort_rows_scratch(1);
-	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
 
 	if (rs->value_rows && rs->nulls)
 		for (int c = 0; c < rs->natts; c++)
 			held += rs->nulls[c] != NULL;
-	return held + sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
+	return held + (rs->fold_early && !rs->spilled ? early_bytes(rs) : 0);
+}
+
+/*
+ * Bytes that sorting the held rows will take a row: its key, its place in
+ * the permutation, the CPU sort's scratch and the gather's copy (which
+ * reuses the key's and the scratch's memory where they are large enough).
+ */
+static Size
+sort_bytes(mp_rowsort *rs, bool on_gpu)
+{
+	/* the key in the layout of runs: a first run replaces the folded one */
+	Size		key = key_bytes(rs->key_bits_max);
+	Size		scratch = on_gpu ? 0 : mp_cpu_sort_rows_scratch(1);
+	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
+
+	return sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
+}
+
+/* The buffer that runs are written through (stage_run). */
+static Size
+stage_room(mp_rowsort *rs)
+{
+	return Min(Max(rs->limit / 16, (Size) BLCKSZ), (Size) 8 << 20);
 }
 
 static bool
 over_limit(mp_rowsort *rs)
 {
-	return rs->blocks.held + rs->nrows * row_bytes(rs, rs->nrows) > rs->limit ||
+	Size		stage = rs->spilled && !rs->value_rows ? stage_room(rs) : 0;
+
+	return stage + rs->blocks.held + rs->room * array_bytes(rs) +
+		rs->nrows * sort_bytes(rs, rs->gpu_sorts) > rs->limit ||
 		rs->nrows >= (int64) UINT32_MAX - 1;
 }
 
@@ -316,8 +348,21 @@ static void
 grow_rows(mp_rowsort *rs)
 {
 	int64		old = rs->room;
-	double		estimate = Min(rs->est_rows * 1.2,
-							   (double) rs->limit / row_bytes(rs, (int64) rs->est_rows));
+	double		tuple = rs->value_rows ? 0
+		: MAXALIGN(rs->est_width) + MAXALIGN(SizeofMinimalTupleHeader);
+	double		estimate;
+
+	/*
+	 * Whether the GPU will sort the rows held, decided once: it will where
+	 * the memory holds as many rows as the GPU's threshold (counted without
+	 * the CPU's scratch) and the input has them, so that the count does not
+	 * change on the way and cut a run short.
+	 */
+	if (old == 0 && !rs->spilled)
+		rs->gpu_sorts = gpu_likely((int64) Min(rs->est_rows, (double) rs->limit /
+											   (array_bytes(rs) + sort_bytes(rs, true) + tuple)));
+	estimate = Min(rs->est_rows * 1.2,
+				   (double) rs->limit / (array_bytes(rs) + sort_bytes(rs, rs->gpu_sorts) + tuple));
 
 	/* large arrays are mapped: room that stays unused costs no memory */
 	rs->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
@@ -409,8 +454,10 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 	{
 		/* the tapes' buffers live in the sort's own context */
 		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+		double		t0 = mp_now_ms();
 
 		write_run(rs);
+		rs->stats.spill_ms += mp_now_ms() - t0;
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -718,7 +765,10 @@ write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple 
 	}
 	else
 		LogicalTapeWrite(tape, (void *) key, rs->nwords * sizeof(uint64));
-	LogicalTapeWrite(tape, row, row->t_len);
+	/* the length, then the tuple from its first byte of data, as tuplesort */
+	LogicalTapeWrite(tape, &row->t_len, sizeof(uint32));
+	LogicalTapeWrite(tape, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+					 row->t_len - MINIMAL_TUPLE_DATA_OFFSET);
 }
 
 static void
@@ -739,6 +789,245 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows)
 	rs->stats.runs++;
 }
 
+/*
+ * The rows held go to their run through a staging buffer that the CPU
+ * backend's threads fill, a chunk at a time: one pass takes each row's
+ * record size (the rows are read in key order, at random, so the reads are
+ * many in flight at once and leave the rows in the cache), the offsets are
+ * summed up to what the buffer holds, and a second pass copies the
+ * records (rows of values formed into tuples on the way), laid out as
+ * write_record's.
+ */
+typedef struct stage_job
+{
+	const mp_rowsort *rs;
+	const uint32 *perm;			/* the chunk's part of the permutation */
+	const void *words;			/* the rows' keys (word-major) */
+	int64		n;				/* rows of the run */
+	Size	   *at;				/* a record's size, then its offset */
+	int64		count;			/* the chunk's records */
+	Size		end;			/* the end of their bytes */
+	char	   *buf;
+} stage_job;
+
+static void
+stage_sizes(void *ctx, int64_t lo, int64_t hi)
+{
+	stage_job  *job = ctx;
+	Size		kb = job->rs->nwords * job->rs->word_bytes;
+
+	for (int64_t j = lo; j < hi; j++)
+		job->at[j] = kb + job->rs->rows[job->perm[j]]->t_len - MINIMAL_TUPLE_DATA_OFFSET +
+			sizeof(uint32);
+}
+
+/* Row i's key words at to; returns the byte after them. */
+static inline char *
+stage_key(const stage_job *job, int64 i, char *to)
+{
+	const mp_rowsort *rs = job->rs;
+
+	if (rs->word_bytes == 4)
+	{
+		memcpy(to, (const uint32 *) job->words + i, sizeof(uint32));
+		return to + sizeof(uint32);
+	}
+	for (int w = 0; w < rs->nwords; w++)
+	{
+		memcpy(to, (const uint64 *) job->words + (Size) w * job->n + i, sizeof(uint64));
+		to += sizeof(uint64);
+	}
+	return to;
+}
+
+static void
+stage_copy(void *ctx, int64_t lo, int64_t hi)
+{
+	stage_job  *job = ctx;
+	const mp_rowsort *rs = job->rs;
+
+	for (int64_t j = lo; j < hi; j++)
+	{
+		int64		i = job->perm[j];
+		MinimalTuple row = rs->rows[i];
+		char	   *to = stage_key(job, i, job->buf + job->at[j]);
+
+		memcpy(to, &row->t_len, sizeof(uint32));
+		memcpy(to + sizeof(uint32), (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+			   row->t_len - MINIMAL_TUPLE_DATA_OFFSET);
+	}
+}
+
+/*
+ * A row of values as a minimal tuple, as heap_form_minimal_tuple lays it
+ * out for columns passed by value: the header, a NULL bitmap where a value
+ * is NULL, each value at its alignment.  Without to, only its t_len; with
+ * it, the tuple from MINIMAL_TUPLE_DATA_OFFSET on goes to to (as a record
+ * holds it), nothing outside PostgreSQL's macros called (the CPU backend's
+ * threads run it).
+ */
+static uint32
+value_tuple(const mp_rowsort *rs, int64 i, char *to)
+{
+	bool		hasnull = false;
+	Size		hoff,
+				off;
+	uint8		bits[(MaxTupleAttributeNumber + 7) / 8];
+
+	for (int c = 0; c < rs->natts && !hasnull; c++)
+		hasnull = rs->nulls[c] != NULL && rs->nulls[c][i];
+	hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(rs->natts) : 0));
+	off = hoff;
+	if (hasnull)
+		memset(bits, 0, BITMAPLEN(rs->natts));
+	for (int c = 0; c < rs->natts; c++)
+	{
+		Datum		d = rs->cols[c][i];
+
+		if (rs->nulls[c] != NULL && rs->nulls[c][i])
+			continue;
+		if (hasnull)
+			bits[c >> 3] |= 1 << (c & 7);
+		off = att_align_nominal(off, rs->att_align[c]);
+		if (to)
+		{
+			char	   *at = to + off - MINIMAL_TUPLE_DATA_OFFSET;
+
+			switch (rs->att_len[c])
+			{
+				case 1:
+					*at = DatumGetChar(d);
+					break;
+				case 2:
+					{
+						int16		v = DatumGetInt16(d);
+
+						memcpy(at, &v, sizeof(v));
+					}
+					break;
+				case 4:
+					{
+						int32		v = DatumGetInt32(d);
+
+						memcpy(at, &v, sizeof(v));
+					}
+					break;
+				default:
+					memcpy(at, &d, sizeof(Datum));
+					break;
+			}
+		}
+		off += rs->att_len[c];
+	}
+	if (to)
+	{
+		MinimalTupleData head;
+		Size		fixed = offsetof(MinimalTupleData, t_bits) - MINIMAL_TUPLE_DATA_OFFSET;
+		Size		gap;
+
+		memset(&head, 0, sizeof(head));
+		HeapTupleHeaderSetNatts(&head, rs->natts);
+		head.t_infomask = hasnull ? HEAP_HASNULL : 0;
+		head.t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		memcpy(to, (char *) &head + MINIMAL_TUPLE_DATA_OFFSET, fixed);
+		to += fixed;
+		if (hasnull)
+		{
+			memcpy(to, bits, BITMAPLEN(rs->natts));
+			to += BITMAPLEN(rs->natts);
+		}
+		/* the padding up to the data, zeroed as in PostgreSQL's own tuples */
+		gap = hoff - (offsetof(MinimalTupleData, t_bits) + (hasnull ? BITMAPLEN(rs->natts) : 0));
+		memset(to, 0, gap);
+	}
+	return (uint32) off;
+}
+
+static void
+stage_sizes_values(void *ctx, int64_t lo, int64_t hi)
+{
+	stage_job  *job = ctx;
+	Size		kb = job->rs->nwords * job->rs->word_bytes;
+
+	for (int64_t j = lo; j < hi; j++)
+		job->at[j] = kb + sizeof(uint32) +
+			value_tuple(job->rs, job->perm[j], NULL) - MINIMAL_TUPLE_DATA_OFFSET;
+}
+
+static void
+stage_copy_values(void *ctx, int64_t lo, int64_t hi)
+{
+	stage_job  *job = ctx;
+	Size		kb = job->rs->nwords * job->rs->word_bytes;
+
+	for (int64_t j = lo; j < hi; j++)
+	{
+		int64		i = job->perm[j];
+		char	   *to = stage_key(job, i, job->buf + job->at[j]);
+		uint32		len = (j + 1 < job->count ? job->at[j + 1] : job->end) - job->at[j] - kb -
+			sizeof(uint32) + MINIMAL_TUPLE_DATA_OFFSET;
+
+		memcpy(to, &len, sizeof(uint32));
+		/* alignment within the tuple is relative to its start */
+		memset(to + sizeof(uint32), 0, len - MINIMAL_TUPLE_DATA_OFFSET);
+		(void) value_tuple(job->rs, i, to + sizeof(uint32));
+	}
+}
+
+/* Rows of a chunk, and rows a thread takes at least. */
+#define STAGE_ROWS 32768
+#define STAGE_PART 4096
+
+static void
+stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *words)
+{
+	Size		room = stage_room(rs);
+	stage_job	job = {rs, NULL, words, rs->nrows};
+	Size	   *at = palloc((STAGE_ROWS + 1) * sizeof(Size));
+	char	   *buf = palloc(room);
+	int64		j = 0;
+	double		record = rs->nwords * rs->word_bytes + sizeof(uint32) + 32;
+
+	job.at = at;
+	job.buf = buf;
+	while (j < rs->nrows)
+	{
+		/* about as many rows as the last chunk's records say fit */
+		int64		c = Min(Min(STAGE_ROWS, rs->nrows - j), (int64) (room / record * 1.1) + 16);
+		int64		m = 0;
+		Size		used = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		job.perm = perm + j;
+		mp_cpu_parallel(mp_cpu_threads, c, STAGE_PART,
+						rs->value_rows ? stage_sizes_values : stage_sizes, &job);
+		/* the records that fit, as offsets (one at least: a larger one grows
+		 * the buffer) */
+		while (m < c && (m == 0 || used + at[m] <= room))
+		{
+			Size		size = at[m];
+
+			at[m++] = used;
+			used += size;
+		}
+		if (used > room)
+		{
+			buf = repalloc_huge(buf, used);
+			room = used;
+			job.buf = buf;
+		}
+		job.count = m;
+		job.end = used;
+		mp_cpu_parallel(mp_cpu_threads, m, STAGE_PART,
+						rs->value_rows ? stage_copy_values : stage_copy, &job);
+		LogicalTapeWrite(tape, buf, used);
+		j += m;
+		record = (double) used / m;
+	}
+	pfree(at);
+	pfree(buf);
+}
+
 /* The rows held, sorted, become a run on disk; then they are forgotten. */
 static void
 write_run(mp_rowsort *rs)
@@ -748,7 +1037,6 @@ write_run(mp_rowsort *rs)
 	uint32	   *perm;
 	LogicalTape *tape;
 	double		t0;
-	uint64		key[4];
 	int64		n = rs->nrows;
 
 	if (!rs->spilled)
@@ -767,27 +1055,7 @@ write_run(mp_rowsort *rs)
 	memcpy(rs->wbits, bits, sizeof(rs->wbits));
 	t0 = mp_now_ms();
 	tape = LogicalTapeCreate(rs->tapes);
-	for (int64 j = 0; j < n; j++)
-	{
-		int64		i = perm[j];
-
-		if ((j & (ROW_CHUNK - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-		for (int w = 0; w < rs->nwords; w++)
-			key[w] = rs->word_bytes == 4 ? ((const uint32 *) keys.words)[i]
-				: ((const uint64 *) keys.words)[(Size) w * n + i];
-		if (rs->value_rows)
-		{
-			MinimalTuple row;
-
-			row_values(rs, i, rs->values, rs->isnull);
-			row = mp_form_minimal_tuple(rs->desc, rs->values, rs->isnull);
-			write_record(rs, tape, key, row);
-			pfree(row);
-		}
-		else
-			write_record(rs, tape, key, rs->rows[i]);
-	}
+	stage_run(rs, tape, perm, keys.words);
 	add_run(rs, tape, n);
 	note_peak(rs);
 	forget_rows(rs);
@@ -796,8 +1064,10 @@ write_run(mp_rowsort *rs)
 
 /*
  * The merge's windows: each of the k runs gets an equal share of the
- * memory, half of it for its tuples, the rest for their keys, their
- * pointers and the batch's arrays.
+ * memory, its tape's buffer, and 5/12 of the rest for its tuples: a row of
+ * WINDOW_ROW_BYTES also takes its key and pointer in the window and its
+ * key, pointer, place in the permutation and merged pointer in the batch,
+ * 2.4 times the tuple's bytes in all with 8-byte keys.
  */
 static void
 merge_begin(mp_rowsort *rs, rs_run *runs, int k)
@@ -808,7 +1078,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 	Size		kb = rs->nwords * rs->word_bytes;
 
 	share = Max(share, MIN_SHARE) - BLCKSZ;
-	arena = share / 2;
+	arena = share * 5 / 12;
 	cap = Max((int64) (arena / WINDOW_ROW_BYTES), 16);
 	MemoryContextReset(rs->merge_cxt);
 	rs->inputs = MemoryContextAllocZero(rs->merge_cxt, k * sizeof(rs_input));
@@ -882,7 +1152,8 @@ load_window(mp_rowsort *rs, rs_input *in)
 		}
 		row = (MinimalTuple) (in->arena + in->arena_used);
 		row->t_len = in->pending_len;
-		tape_read(in->tape, (char *) row + sizeof(uint32), in->pending_len - sizeof(uint32));
+		tape_read(in->tape, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+				  in->pending_len - MINIMAL_TUPLE_DATA_OFFSET);
 		for (int w = 0; w < rs->nwords; w++)
 			put_key_word(rs, in->keys, in->n, w, in->pending_key[w]);
 		in->rows[in->n++] = row;

@@ -48,17 +48,20 @@ typedef struct mp_rowsort_stats
 	double		sort_ms;		/* sorting rows (every run) */
 	double		write_ms;		/* writing runs */
 	double		merge_ms;		/* merging runs (passes, and the final merge so far) */
+	double		spill_ms;		/* of the above, while rows were put in (runs made as
+								 * the input is read) */
 } mp_rowsort_stats;
 
 /*
  * A sort of rows of desc by keys in the memory limit (bytes), beyond which
  * it writes runs to temporary files.  random_access: rescans, backward
- * fetches, mark and restore.  est_rows: the planner's estimate of the rows
- * (the first arrays' size).  Its memory is a child of the current context.
+ * fetches, mark and restore.  est_rows and est_width: the planner's
+ * estimates of the rows (the first arrays' size).  Its memory is a child of
+ * the current context.
  */
 extern mp_rowsort *mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys,
 									const mp_rowsort_key *keys, Size limit,
-									bool random_access, double est_rows);
+									bool random_access, double est_rows, int est_width);
 extern void mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot);
 extern void mp_rowsort_perform(mp_rowsort *rs);
 

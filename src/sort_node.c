@@ -161,7 +161,8 @@ sort_input(MergepathSortState *state)
 
 	state->sort = mp_rowsort_begin("MergepathSort", state->tupdesc, state->nkeys, state->keys,
 								   (Size) work_mem * 1024, state->random_access,
-								   state->css.ss.ps.plan->plan_rows);
+								   state->css.ss.ps.plan->plan_rows,
+								   state->css.ss.ps.plan->plan_width);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -170,7 +171,9 @@ sort_input(MergepathSortState *state)
 			break;
 		mp_rowsort_put(state->sort, slot);
 	}
-	state->report.read_ms = mp_now_ms() - t0;
+	/* the runs made while reading are the row sort's own phases */
+	mp_rowsort_get_stats(state->sort, &state->report.stats);
+	state->report.read_ms = mp_now_ms() - t0 - state->report.stats.spill_ms;
 	mp_rowsort_perform(state->sort);
 	state->sorted = true;
 }
