@@ -94,7 +94,8 @@ mp_now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
-static bool
+/* The backends' poll: an interrupt is pending and may be served. */
+bool
 mp_poll(void)
 {
 	return INTERRUPTS_PENDING_CONDITION() && INTERRUPTS_CAN_BE_PROCESSED();

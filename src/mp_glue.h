@@ -137,6 +137,7 @@ extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
 extern void mp_gpu_begin(void);
 extern void mp_gpu_end(void);
 extern double mp_now_ms(void);
+extern bool mp_poll(void);
 extern void mp_describe_backends(StringInfo json);
 
 #endif							/* MP_GLUE_H */

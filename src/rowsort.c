@@ -129,6 +129,8 @@ struct mp_rowsort
 	double		est_rows;
 	int			est_width;
 	bool		gpu_sorts;		/* the held rows' memory is counted for the GPU's sort */
+	int64		fits;			/* rows the memory holds (count_room) */
+	Size		fits_held;		/* the tuples' blocks it was counted with */
 	rs_status	status;
 
 	/*
@@ -334,14 +336,29 @@ stage_room(mp_rowsort *rs)
 	return Min(Max(rs->limit / 16, (Size) BLCKSZ), (Size) 8 << 20);
 }
 
-static bool
+/*
+ * The rows the memory holds before the next is one too many, counted again
+ * when what a row costs changes (its arrays grow, a column gets NULLs, the
+ * sort spills): put then compares a count.
+ */
+static void
+count_room(mp_rowsort *rs)
+{
+	Size		fixed = (rs->spilled ? stage_room(rs) : 0) + rs->blocks.held +
+		rs->room * array_bytes(rs);
+	Size		per_row = sort_bytes(rs, rs->gpu_sorts);
+
+	rs->fits = fixed >= rs->limit ? 0 : (int64) ((rs->limit - fixed) / per_row);
+	rs->fits = Min(rs->fits, (int64) UINT32_MAX - 2);
+	rs->fits_held = rs->blocks.held;
+}
+
+static inline bool
 over_limit(mp_rowsort *rs)
 {
-	Size		stage = rs->spilled && !rs->value_rows ? stage_room(rs) : 0;
-
-	return stage + rs->blocks.held + rs->room * array_bytes(rs) +
-		rs->nrows * sort_bytes(rs, rs->gpu_sorts) > rs->limit ||
-		rs->nrows >= (int64) UINT32_MAX - 1;
+	if (rs->blocks.held != rs->fits_held)
+		count_room(rs);
+	return rs->nrows > rs->fits;
 }
 
 static void
@@ -387,6 +404,7 @@ grow_rows(mp_rowsort *rs)
 	if (rs->fold_early && !rs->spilled)
 		rs->early_keys = mp_big_realloc(&rs->big, rs->early_keys, old * early_bytes(rs),
 										rs->room * early_bytes(rs));
+	count_room(rs);
 }
 
 /*
@@ -434,6 +452,7 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 				/* the column's first NULL: the rows before had none */
 				rs->nulls[c] = mp_big_alloc(&rs->big, rs->room);
 				memset(rs->nulls[c], 0, rs->nrows);
+				count_room(rs);
 			}
 			if (rs->nulls[c])
 				rs->nulls[c][rs->nrows] = slot->tts_isnull[c];
@@ -1201,6 +1220,14 @@ window_cut(const mp_rowsort *rs, const rs_input *in, const uint64 *bound, bool t
 	return lo;
 }
 
+/*
+ * Batches merged on the GPU from this many rows on (mergepath.device =
+ * auto): below it a trip to the GPU a batch lost to the CPU's merge (on the
+ * GPU host at work_mem 4MB, 10M rows: a window query's sort share 1.20 of
+ * PostgreSQL's with the batches on the GPU, 0.68 on the CPU).
+ */
+#define MERGE_GPU_MIN (1 << 20)
+
 /* The batch's merge as mp_run's work. */
 typedef struct merge_work
 {
@@ -1317,7 +1344,26 @@ merge_batch(mp_rowsort *rs)
 		}
 	}
 	work.n = total;
-	(void) mp_run(rs->fname, MP_OP_NODES, total, &work, merge_on_cpu, merge_on_gpu, &report);
+	if (mp_device == MP_DEVICE_AUTO && total < MERGE_GPU_MIN)
+	{
+		/* the CPU, without mp_run's bracket: a batch is too small for the trip */
+		memset(&report, 0, sizeof(report));
+		snprintf(report.note, sizeof(report.note), "merge batches below %d rows stay on the CPU",
+				 MERGE_GPU_MIN);
+		for (;;)
+		{
+			mp_status	st = merge_on_cpu(&work, mp_poll);
+
+			if (st == MP_OK)
+				break;
+			if (st != MP_CANCELLED)
+				elog(ERROR, "%s: the CPU backend failed with status %d", rs->fname, (int) st);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	else
+		(void) mp_run(rs->fname, MP_OP_NODES, total, &work, merge_on_cpu, merge_on_gpu,
+					  &report);
 	note_run(rs, &report);
 	for (int64 j = 0; j < total; j++)
 		rs->out[j] = rs->brows[rs->perm[j]];
