@@ -125,6 +125,8 @@ SELECT check_sort('SELECT b, i8, f4, tm FROM st ORDER BY b DESC NULLS LAST, i8 N
                   'b, i8, f4');
 SELECT check_sort('SELECT f4, f8, d, tstz, i2, o FROM st ORDER BY f4 DESC, f8, d DESC, tstz, i2, o',
                   'f4, f8, d, tstz, i2, o');
+SELECT check_sort('SELECT i8, ts, tstz, m, f8, i4, id FROM st ORDER BY i8 DESC, ts, tstz, m DESC, f8, i4, id',
+                  'i8, ts, tstz, m, f8, i4, id');
 -- a key the input computes
 SELECT check_sort('SELECT i4 % 7 AS r, i4 FROM st ORDER BY i4 % 7 DESC, i4', 'r, i4');
 
@@ -327,6 +329,9 @@ FROM unnest(ARRAY['i2', 'i4', 'i8', 'f4', 'f8', 'd', 'ts', 'tstz', 'b', 'o', 'tm
 ORDER BY k, o;
 SELECT check_sort('SELECT f4, f8, d, tstz, i2, o FROM st ORDER BY f4 DESC, f8, d DESC, tstz, i2, o',
                   'f4, f8, d, tstz, i2, o');
+-- more keys than four 64-bit words hold
+SELECT check_sort('SELECT i8, ts, tstz, m, f8, i4, id FROM st ORDER BY i8 DESC, ts, tstz, m DESC, f8, i4, id',
+                  'i8, ts, tstz, m, f8, i4, id');
 SELECT i, check_sort(q, keys) AS result FROM wide_queries ORDER BY i;
 -- payload passed by reference (text, numeric), all keys equal, one column
 SELECT check_sort('SELECT k, t, (k::numeric / 7) AS n FROM wide ORDER BY k DESC', 'k');

@@ -103,7 +103,7 @@ typedef struct rs_input
 	int64		n;
 	int64		take;			/* rows the batch takes from the window */
 	bool		pending;		/* the next row's key and length are read */
-	uint64		pending_key[4];
+	uint64	   *pending_key;	/* nwords words */
 	uint32		pending_len;
 } rs_input;
 
@@ -168,7 +168,10 @@ struct mp_rowsort
 	bool		spilled;		/* the key layout is fixed: every key has its NULL bit */
 	int			nwords;			/* of the fixed layout */
 	int			word_bytes;
-	int			wbits[4];
+	int		   *wbits;			/* each word's bits (maxwords) */
+	int			maxwords;		/* words of a composite key at most */
+	uint64	   *acc;			/* a key being folded, or a bound (maxwords + 1) */
+	uint64	   *key;			/* a key being written (maxwords) */
 	rs_run	   *runs;
 	int			nruns;
 	int			runs_room;
@@ -241,6 +244,10 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 		rs->early_bits += rs->keys[i].bits;
 	}
 	rs->fold_early = rs->early_bits <= 64;
+	rs->maxwords = (rs->key_bits_max + 63) / 64;
+	rs->wbits = MemoryContextAllocZero(cxt, rs->maxwords * sizeof(int));
+	rs->acc = MemoryContextAllocZero(cxt, (rs->maxwords + 1) * sizeof(uint64));
+	rs->key = MemoryContextAllocZero(cxt, rs->maxwords * sizeof(uint64));
 	rs->value_rows = true;
 	for (int i = 0; i < rs->natts; i++)
 		rs->value_rows &= TupleDescAttr(desc, i)->attbyval;
@@ -563,12 +570,12 @@ fold_keys(mp_rowsort *rs, int total_bits, int *nwords, int *word_bytes)
 {
 	int64		n = rs->nrows;
 	void	   *words;
-	uint64		acc[4];
+	uint64	   *acc = rs->acc;
 	HeapTupleData tuple;
 
 	*word_bytes = total_bits <= 32 ? 4 : 8;
 	*nwords = total_bits <= 32 ? 1 : (total_bits + 63) / 64;
-	Assert(*nwords <= 4);
+	Assert(*nwords <= rs->maxwords);
 	words = mp_big_alloc(&rs->big, (Size) Max(n, 1) * *nwords * *word_bytes);
 	for (int64 lo = 0; lo < n; lo += ROW_CHUNK)
 	{
@@ -577,7 +584,7 @@ fold_keys(mp_rowsort *rs, int total_bits, int *nwords, int *word_bytes)
 		CHECK_FOR_INTERRUPTS();
 		for (int64 i = lo; i < hi; i++)
 		{
-			memset(acc, 0, sizeof(acc));
+			memset(acc, 0, (rs->maxwords + 1) * sizeof(uint64));
 			if (!rs->value_rows)
 				mp_row_as_heap(rs->rows[i], &tuple);
 			for (int k = 0; k < rs->nkeys; k++)
@@ -727,7 +734,7 @@ static void
 sort_in_memory(mp_rowsort *rs)
 {
 	mp_row_keys keys;
-	int			bits[4];
+	int		   *bits = rs->wbits;
 	uint32	   *perm;
 	double		t0;
 
@@ -1052,7 +1059,7 @@ static void
 write_run(mp_rowsort *rs)
 {
 	mp_row_keys keys;
-	int			bits[4];
+	int		   *bits = rs->wbits;
 	uint32	   *perm;
 	LogicalTape *tape;
 	double		t0;
@@ -1071,7 +1078,6 @@ write_run(mp_rowsort *rs)
 	}
 	perm = sort_held(rs, &keys, bits);
 	Assert(keys.nwords == rs->nwords && keys.word_bytes == rs->word_bytes);
-	memcpy(rs->wbits, bits, sizeof(rs->wbits));
 	t0 = mp_now_ms();
 	tape = LogicalTapeCreate(rs->tapes);
 	stage_run(rs, tape, perm, keys.words);
@@ -1113,6 +1119,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 		in->cap = cap;
 		in->keys = mp_big_alloc(&rs->mbig, cap * kb);
 		in->rows = mp_big_alloc(&rs->mbig, cap * sizeof(MinimalTuple));
+		in->pending_key = MemoryContextAlloc(rs->merge_cxt, rs->nwords * sizeof(uint64));
 	}
 	rs->batch_cap = cap * k;
 	rs->bkeys = mp_big_alloc(&rs->mbig, rs->batch_cap * kb);
@@ -1280,7 +1287,7 @@ merge_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 static bool
 merge_batch(mp_rowsort *rs)
 {
-	uint64		bound[4];
+	uint64	   *bound = rs->acc;
 	int			br = -1;
 	int64		total = 0;
 	merge_work	work = {rs};
@@ -1390,7 +1397,7 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 {
 	LogicalTape *tape = LogicalTapeCreate(rs->tapes);
 	int64		rows = 0;
-	uint64		key[4];
+	uint64	   *key = rs->key;
 	rs_run		run;
 
 	merge_begin(rs, rs->runs + from, k);
