@@ -399,7 +399,7 @@ DO $$
 BEGIN
   PERFORM count(*) FROM (SELECT * FROM wide ORDER BY k OFFSET 0) s;
 EXCEPTION WHEN OTHERS THEN
-  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, SQLERRM;
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, replace(SQLERRM, '"', '');	-- 18 quotes the name
 END $$;
 RESET temp_file_limit;
 SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
