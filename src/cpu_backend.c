@@ -194,17 +194,385 @@ mp_cpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k
 {
 	if (k == 0)
 		return MP_OK;
-	MP_BY_TYPE(kway_merge, type, in, bounds, k, out, NULL, poll);
+	MP_BY_TYPE(kway_merge, type, in, bounds, bounds + 1, k, out, NULL, poll);
 	return MP_DEVICE_ERROR;
+}
+
+/* Word w of row i's key (word-major keys of n rows). */
+static inline uint64_t
+row_word(const mp_row_keys *keys, int64_t n, int w, int64_t i)
+{
+	if (keys->word_bytes == 4)
+		return ((const uint32_t *) keys->words)[(size_t) w * n + i];
+	return ((const uint64_t *) keys->words)[(size_t) w * n + i];
+}
+
+/* Row a's key against row b's: <0, 0, >0 (the last word is the most significant). */
+static inline int
+row_cmp(const mp_row_keys *keys, int64_t n, int64_t a, int64_t b)
+{
+	for (int w = keys->nwords - 1; w >= 0; w--)
+	{
+		uint64_t	x = row_word(keys, n, w, a),
+					y = row_word(keys, n, w, b);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * The k-way merge of keys of several words, a tournament (loser) tree of run
+ * numbers as in cpu_kway_impl.h: run r is rows [starts[r], ends[r]), its
+ * head's key copied to head[r] (most significant word first, so that a
+ * match reads two short rows side by side), equal keys going to the run
+ * that came first and an exhausted run losing to every head.
+ */
+static inline bool
+head_before(const uint64_t *head, int nw, const bool *done, int64_t k, int64_t a, int64_t b)
+{
+	if (a >= k || done[a])
+		return false;
+	if (b >= k || done[b])
+		return true;
+	for (int w = 0; w < nw; w++)
+	{
+		uint64_t	x = head[a * nw + w],
+					y = head[b * nw + w];
+
+		if (x != y)
+			return x < y;
+	}
+	return a < b;
+}
+
+static inline void
+load_head(const mp_row_keys *keys, int64_t n, uint64_t *head, int64_t row)
+{
+	for (int w = 0; w < keys->nwords; w++)
+		head[w] = row_word(keys, n, keys->nwords - 1 - w, row);
+}
+
+static mp_status
+merge_rows_tree(const mp_row_keys *keys, int64_t n, const int64_t *starts, const int64_t *ends,
+				int64_t k, uint32_t *perm, mp_poll_fn poll)
+{
+	int			nw = keys->nwords;
+	int64_t		leaves = 1;
+	int64_t		total = 0;
+	int64_t    *next;
+	int64_t    *tree;
+	uint64_t   *head;
+	bool	   *done;
+	int64_t		winner;
+
+	for (int64_t r = 0; r < k; r++)
+		total += ends[r] - starts[r];
+	while (leaves < k)
+		leaves *= 2;
+	next = malloc(k * sizeof(int64_t));
+	tree = malloc(2 * leaves * sizeof(int64_t));
+	head = malloc(k * nw * sizeof(uint64_t));
+	done = malloc(k * sizeof(bool));
+	if (next == NULL || tree == NULL || head == NULL || done == NULL)
+	{
+		free(next);
+		free(tree);
+		free(head);
+		free(done);
+		return MP_OUT_OF_MEMORY;
+	}
+	for (int64_t r = 0; r < k; r++)
+	{
+		next[r] = starts[r];
+		done[r] = starts[r] == ends[r];
+		if (!done[r])
+			load_head(keys, n, head + r * nw, starts[r]);
+	}
+	/* the matches bottom-up: tree[leaves + r] is leaf r, tree[i] a loser */
+	{
+		int64_t    *win = malloc(2 * leaves * sizeof(int64_t));
+
+		if (win == NULL)
+		{
+			free(next);
+			free(tree);
+			free(head);
+			free(done);
+			return MP_OUT_OF_MEMORY;
+		}
+		for (int64_t r = 0; r < leaves; r++)
+			win[leaves + r] = r;
+		for (int64_t i = leaves - 1; i >= 1; i--)
+		{
+			int64_t		x = win[2 * i],
+						y = win[2 * i + 1];
+			bool		y_wins = head_before(head, nw, done, k, y, x);
+
+			win[i] = y_wins ? y : x;
+			tree[i] = y_wins ? x : y;
+		}
+		winner = win[1];
+		free(win);
+	}
+	for (int64_t lo = 0; lo < total; lo += MP_CPU_CHUNK)
+	{
+		int64_t		hi = lo + MP_CPU_CHUNK < total ? lo + MP_CPU_CHUNK : total;
+
+		if (poll && poll())
+		{
+			free(next);
+			free(tree);
+			free(head);
+			free(done);
+			return MP_CANCELLED;
+		}
+		for (int64_t o = lo; o < hi; o++)
+		{
+			int64_t		c = winner;
+
+			perm[o] = (uint32_t) next[c]++;
+			if (next[c] < ends[c])
+				load_head(keys, n, head + c * nw, next[c]);
+			else
+				done[c] = true;
+			for (int64_t node = (leaves + winner) / 2; node >= 1; node /= 2)
+			{
+				int64_t		t = tree[node];
+
+				if (head_before(head, nw, done, k, t, c))
+				{
+					tree[node] = c;
+					c = t;
+				}
+			}
+			winner = c;
+		}
+	}
+	free(next);
+	free(tree);
+	free(head);
+	free(done);
+	return MP_OK;
+}
+
+/* One part's merge: runs [starts[r], ends[r]) into perm. */
+static mp_status
+merge_part(const mp_row_keys *keys, int64_t n, const int64_t *starts, const int64_t *ends,
+		   int64_t k, uint32_t *perm, mp_poll_fn poll)
+{
+	if (keys->nwords > 1)
+		return merge_rows_tree(keys, n, starts, ends, k, perm, poll);
+	if (keys->word_bytes == 4)
+		return kway_merge_u32(keys->words, starts, ends, k, NULL, perm, poll);
+	return kway_merge_u64(keys->words, starts, ends, k, NULL, perm, poll);
+}
+
+/* Rows a part of a parallel merge merges at least, and at most between polls. */
+#define KWAY_PART_MIN ((int64_t) 1 << 16)
+#define KWAY_PART_MAX ((int64_t) 1 << 21)
+/* Keys sampled for each part's splitter. */
+#define KWAY_SAMPLES 32
+
+/*
+ * A merge cut into parts: part p takes rows [cuts[p * k + r], cuts[(p + 1) *
+ * k + r]) of each run r and writes them merged from perm[at[p]] on.
+ */
+typedef struct kway_job
+{
+	const mp_row_keys *keys;
+	int64_t		n;
+	int64_t		k;
+	const int64_t *cuts;
+	const int64_t *at;
+	int64_t		first;			/* the round's first part */
+	uint32_t   *perm;
+	mp_status  *status;
+} kway_job;
+
+static void
+kway_parts(void *ctx, int64_t lo, int64_t hi)
+{
+	kway_job   *job = ctx;
+
+	for (int64_t i = lo; i < hi; i++)
+	{
+		int64_t		p = job->first + i;
+
+		job->status[p] = merge_part(job->keys, job->n, job->cuts + p * job->k,
+									job->cuts + (p + 1) * job->k, job->k,
+									job->perm + job->at[p], NULL);
+	}
+}
+
+/* The sample's order: by key, then by place (run, then row: the merge's order). */
+static void
+sort_samples(const mp_row_keys *keys, int64_t n, int64_t *s, int64_t *tmp, int64_t m)
+{
+	for (int64_t width = 1; width < m; width *= 2)
+	{
+		for (int64_t lo = 0; lo < m; lo += 2 * width)
+		{
+			int64_t		mid = lo + width < m ? lo + width : m,
+						hi = lo + 2 * width < m ? lo + 2 * width : m,
+						i = lo,
+						j = mid,
+						o = lo;
+
+			while (i < mid && j < hi)
+			{
+				int			c = row_cmp(keys, n, s[j], s[i]);
+
+				tmp[o++] = c < 0 || (c == 0 && s[j] < s[i]) ? s[j++] : s[i++];
+			}
+			while (i < mid)
+				tmp[o++] = s[i++];
+			while (j < hi)
+				tmp[o++] = s[j++];
+		}
+		memcpy(s, tmp, m * sizeof(int64_t));
+	}
+}
+
+/*
+ * The rows of run [lo, hi) that the merge puts before row g (of run rg):
+ * keys below g's, and equal keys too in a run before rg's.
+ */
+static int64_t
+run_cut(const mp_row_keys *keys, int64_t n, int64_t lo, int64_t hi, int64_t g, bool take_equal)
+{
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+		int			c = row_cmp(keys, n, mid, g);
+
+		if (c < 0 || (c == 0 && take_equal))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+mp_status
+mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k, uint32_t *perm,
+					  mp_poll_fn poll)
+{
+	int64_t		n = k > 0 ? bounds[k] : 0;
+	int64_t		threads = mp_cpu_threads;
+	int64_t		parts,
+				m;
+	int64_t    *cuts,
+			   *at,
+			   *samples,
+			   *tmp;
+	mp_status  *status;
+	mp_status	st = MP_OK;
+	kway_job	job;
+
+	if (k == 0)
+		return MP_OK;
+	if (threads > n / KWAY_PART_MIN)
+		threads = n / KWAY_PART_MIN;
+	if (threads <= 1 || k == 1)
+		return merge_part(keys, n, bounds, bounds + 1, k, perm, poll);
+
+	/*
+	 * Merge Path's split for k runs: parts of about equal shares, each
+	 * ending at a splitter row taken from a sample of every run (rows
+	 * evenly spaced, as many from a run as its share), each run cut where
+	 * the merge puts the splitter, by binary search.
+	 */
+	parts = (n + KWAY_PART_MAX - 1) / KWAY_PART_MAX;
+	parts = (parts + threads - 1) / threads * threads;
+	m = parts * KWAY_SAMPLES;
+	cuts = malloc((parts + 1) * k * sizeof(int64_t));
+	at = malloc((parts + 1) * sizeof(int64_t));
+	samples = malloc((m + k) * sizeof(int64_t));
+	tmp = malloc((m + k) * sizeof(int64_t));
+	status = malloc(parts * sizeof(mp_status));
+	if (!cuts || !at || !samples || !tmp || !status)
+	{
+		free(cuts);
+		free(at);
+		free(samples);
+		free(tmp);
+		free(status);
+		return MP_OUT_OF_MEMORY;
+	}
+	{
+		int64_t		ns = 0;
+
+		for (int64_t r = 0; r < k; r++)
+		{
+			int64_t		len = bounds[r + 1] - bounds[r];
+			int64_t		take = (m * len + n - 1) / n;
+
+			if (take > len)
+				take = len;
+			for (int64_t j = 0; j < take; j++)
+				samples[ns++] = bounds[r] + (int64_t) ((j + 0.5) * len / take);
+		}
+		m = ns;
+	}
+	sort_samples(keys, n, samples, tmp, m);
+	for (int64_t r = 0; r < k; r++)
+	{
+		cuts[r] = bounds[r];
+		cuts[parts * k + r] = bounds[r + 1];
+	}
+	for (int64_t p = 1; p < parts; p++)
+	{
+		int64_t		g = samples[p * m / parts];
+		int64_t		rg = 0;
+
+		while (bounds[rg + 1] <= g)
+			rg++;
+		for (int64_t r = 0; r < k; r++)
+			cuts[p * k + r] = r == rg ? g
+				: run_cut(keys, n, bounds[r], bounds[r + 1], g, r < rg);
+	}
+	at[0] = 0;
+	for (int64_t p = 0; p < parts; p++)
+	{
+		at[p + 1] = at[p];
+		for (int64_t r = 0; r < k; r++)
+			at[p + 1] += cuts[(p + 1) * k + r] - cuts[p * k + r];
+	}
+
+	job.keys = keys;
+	job.n = n;
+	job.k = k;
+	job.cuts = cuts;
+	job.at = at;
+	job.perm = perm;
+	job.status = status;
+	for (job.first = 0; job.first < parts && st == MP_OK; job.first += threads)
+	{
+		if (poll && poll())
+		{
+			st = MP_CANCELLED;
+			break;
+		}
+		mp_cpu_parallel((int) threads, threads, 1, kway_parts, &job);
+		for (int64_t p = job.first; p < job.first + threads; p++)
+			if (status[p] != MP_OK)
+				st = status[p];
+	}
+	free(cuts);
+	free(at);
+	free(samples);
+	free(tmp);
+	free(status);
+	return st;
 }
 
 mp_status
 mp_cpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
 					  uint32_t *perm, mp_poll_fn poll)
 {
-	if (k == 0)
-		return MP_OK;
-	if (word_bytes == 4)
-		return kway_merge_u32(keys, bounds, k, NULL, perm, poll);
-	return kway_merge_u64(keys, bounds, k, NULL, perm, poll);
+	mp_row_keys rk = {1, word_bytes, NULL, keys};
+
+	return mp_cpu_merge_row_runs(&rk, bounds, k, perm, poll);
 }

@@ -10,7 +10,9 @@
  *
  * A tournament (loser) tree over the runs: each leaf is a run's head, each
  * inner node holds the loser of the match played there, and the winner is
- * the smallest head.  After it is written out, its run's next head plays
+ * the smallest head.  Run r is in[starts[r] .. ends[r]); the output
+ * (out, perm: the element's index in in) starts at its first element.
+ * After it is written out, its run's next head plays
  * its way back up the tree, one comparison a level: log2(k) comparisons an
  * element.  A head and its run number travel as one composite value (the
  * key above, the run below), so that a match is a single unsigned
@@ -19,10 +21,10 @@
  */
 
 static mp_status
-MP_NAME(kway_merge) (const MP_T *in, const int64_t *bounds, int64_t k, MP_T *out,
-					 uint32_t *perm, mp_poll_fn poll)
+MP_NAME(kway_merge) (const MP_T *in, const int64_t *starts, const int64_t *ends, int64_t k,
+					 MP_T *out, uint32_t *perm, mp_poll_fn poll)
 {
-	int64_t		n = bounds[k] - bounds[0];
+	int64_t		n = 0;
 	int64_t		leaves = 1;
 	int64_t    *next;
 	MP_C	   *tree;
@@ -30,13 +32,15 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *bounds, int64_t k, MP_T *out
 	MP_C		winner;
 	const MP_C	exhausted = ~(MP_C) 0;
 
+	for (int64_t r = 0; r < k; r++)
+		n += ends[r] - starts[r];
 	if (k == 1)
 	{
 		if (out)
-			memcpy(out, in + bounds[0], n * sizeof(MP_T));
+			memcpy(out, in + starts[0], n * sizeof(MP_T));
 		if (perm)
 			for (int64_t j = 0; j < n; j++)
-				perm[j] = (uint32_t) (bounds[0] + j);
+				perm[j] = (uint32_t) (starts[0] + j);
 		return MP_OK;
 	}
 	while (leaves < k)
@@ -55,9 +59,9 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *bounds, int64_t k, MP_T *out
 	 * stays at the node, the winner goes on to the next level */
 	for (int64_t r = 0; r < leaves; r++)
 	{
-		next[r] = r < k ? bounds[r] : 0;
-		win[leaves + r] = r < k && bounds[r] < bounds[r + 1]
-			? (MP_C) MP_KEY(in[bounds[r]]) << 32 | (MP_C) r
+		next[r] = r < k ? starts[r] : 0;
+		win[leaves + r] = r < k && starts[r] < ends[r]
+			? (MP_C) MP_KEY(in[starts[r]]) << 32 | (MP_C) r
 			: exhausted;
 	}
 	for (int64_t i = leaves - 1; i >= 1; i--)
@@ -90,7 +94,7 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *bounds, int64_t k, MP_T *out
 				out[o] = in[at];
 			if (perm)
 				perm[o] = (uint32_t) at;
-			c = at + 1 < bounds[r + 1]
+			c = at + 1 < ends[r]
 				? (MP_C) MP_KEY(in[at + 1]) << 32 | (MP_C) r
 				: exhausted;
 			for (int64_t node = (leaves + r) / 2; node >= 1; node /= 2)

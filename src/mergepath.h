@@ -238,6 +238,17 @@ extern mp_status mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *
 								  void *scratch, mp_poll_fn poll);
 
 /*
+ * The k-way merge of sorted runs of composite keys (laid out as for
+ * mp_cpu_sort_rows, n = bounds[k] rows, run r the rows [bounds[r],
+ * bounds[r + 1])), stable: perm[j] is the row merged j-th.  From a few
+ * hundred thousand rows on it is cut into parts of equal shares merged on
+ * up to mergepath.cpu_threads threads.  mp_cpu_merge_key_runs is its
+ * one-word case.
+ */
+extern mp_status mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds,
+									   int64_t k, uint32_t *perm, mp_poll_fn poll);
+
+/*
  * dst[i] = src[perm[i]] for i in [0, n), records of rec_bytes bytes, on up
  * to `threads` threads (mp_cpu_parallel): a gather whose random reads are
  * many in flight at once.

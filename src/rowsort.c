@@ -158,6 +158,9 @@ struct mp_rowsort
 	bool		any_nulls;		/* some tuple has a NULL */
 	int16	   *att_len;		/* of rows of values: each column's length */
 	char	   *att_align;		/* and alignment */
+	uint32		vt_len;			/* a row of values without NULLs as a tuple: its t_len, */
+	uint32	   *vt_off;			/* each value's offset in it, */
+	char	   *vt_head;		/* and its bytes before the values (vt_len, zeroed) */
 
 	/* sorted in memory: rows (or columns) in key order */
 	int64		cur;			/* last returned: -1 before the first, nrows after the last */
@@ -204,6 +207,32 @@ static mp_key_kind
 kind_of_att(TupleDesc desc, AttrNumber attno)
 {
 	return mp_key_kind_of(TupleDescAttr(desc, attno - 1)->atttypid);
+}
+
+/*
+ * The tuple a row of values without NULLs becomes (value_tuple): the same
+ * for every such row, as heap_form_minimal_tuple lays it out.
+ */
+static void
+lay_out_value_tuple(mp_rowsort *rs)
+{
+	Size		hoff = MAXALIGN(SizeofMinimalTupleHeader);
+	Size		off = hoff;
+	MinimalTuple head;
+
+	rs->vt_off = MemoryContextAlloc(rs->cxt, Max(rs->natts, 1) * sizeof(uint32));
+	for (int c = 0; c < rs->natts; c++)
+	{
+		off = att_align_nominal(off, rs->att_align[c]);
+		rs->vt_off[c] = (uint32) off;
+		off += rs->att_len[c];
+	}
+	rs->vt_len = (uint32) off;
+	rs->vt_head = MemoryContextAllocZero(rs->cxt, off);
+	head = (MinimalTuple) rs->vt_head;
+	head->t_len = (uint32) off;
+	HeapTupleHeaderSetNatts(head, rs->natts);
+	head->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 }
 
 mp_rowsort *
@@ -258,6 +287,8 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 		rs->att_len[i] = TupleDescAttr(desc, i)->attlen;
 		rs->att_align[i] = TupleDescAttr(desc, i)->attalign;
 	}
+	if (rs->value_rows)
+		lay_out_value_tuple(rs);
 	rs->rows_cxt = AllocSetContextCreate(cxt, "mergepath rows", ALLOCSET_DEFAULT_SIZES);
 	mp_big_init(&rs->big, rs->rows_cxt);
 	rs->merge_cxt = AllocSetContextCreate(cxt, "mergepath merge", ALLOCSET_DEFAULT_SIZES);
@@ -884,87 +915,99 @@ stage_copy(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
+/* A value passed by value, of length len, at at (unaligned). */
+static inline void
+store_value(char *at, int16 len, Datum d)
+{
+	switch (len)
+	{
+		case 1:
+			*at = DatumGetChar(d);
+			break;
+		case 2:
+			{
+				int16		v = DatumGetInt16(d);
+
+				memcpy(at, &v, sizeof(v));
+			}
+			break;
+		case 4:
+			{
+				int32		v = DatumGetInt32(d);
+
+				memcpy(at, &v, sizeof(v));
+			}
+			break;
+		default:
+			memcpy(at, &d, sizeof(Datum));
+			break;
+	}
+}
+
+/* Whether held row i of values has a NULL. */
+static inline bool
+row_has_null(const mp_rowsort *rs, int64 i)
+{
+	for (int c = 0; c < rs->natts; c++)
+		if (rs->nulls[c] != NULL && rs->nulls[c][i])
+			return true;
+	return false;
+}
+
 /*
  * A row of values as a minimal tuple, as heap_form_minimal_tuple lays it
  * out for columns passed by value: the header, a NULL bitmap where a value
  * is NULL, each value at its alignment.  Without to, only its t_len; with
  * it, the tuple from MINIMAL_TUPLE_DATA_OFFSET on goes to to (as a record
- * holds it), nothing outside PostgreSQL's macros called (the CPU backend's
- * threads run it).
+ * holds it; zeroed by the caller), nothing outside PostgreSQL's macros
+ * called (the CPU backend's threads run it).  A row without NULLs is
+ * lay_out_value_tuple's tuple with its values in place.
  */
 static uint32
 value_tuple(const mp_rowsort *rs, int64 i, char *to)
 {
-	bool		hasnull = false;
+	bool		hasnull = row_has_null(rs, i);
 	Size		hoff,
 				off;
 	uint8		bits[(MaxTupleAttributeNumber + 7) / 8];
 
-	for (int c = 0; c < rs->natts && !hasnull; c++)
-		hasnull = rs->nulls[c] != NULL && rs->nulls[c][i];
-	hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(rs->natts) : 0));
-	off = hoff;
-	if (hasnull)
-		memset(bits, 0, BITMAPLEN(rs->natts));
-	for (int c = 0; c < rs->natts; c++)
+	if (!hasnull)
 	{
-		Datum		d = rs->cols[c][i];
-
-		if (rs->nulls[c] != NULL && rs->nulls[c][i])
-			continue;
-		if (hasnull)
-			bits[c >> 3] |= 1 << (c & 7);
-		off = att_align_nominal(off, rs->att_align[c]);
 		if (to)
 		{
-			char	   *at = to + off - MINIMAL_TUPLE_DATA_OFFSET;
-
-			switch (rs->att_len[c])
-			{
-				case 1:
-					*at = DatumGetChar(d);
-					break;
-				case 2:
-					{
-						int16		v = DatumGetInt16(d);
-
-						memcpy(at, &v, sizeof(v));
-					}
-					break;
-				case 4:
-					{
-						int32		v = DatumGetInt32(d);
-
-						memcpy(at, &v, sizeof(v));
-					}
-					break;
-				default:
-					memcpy(at, &d, sizeof(Datum));
-					break;
-			}
+			memcpy(to, rs->vt_head + MINIMAL_TUPLE_DATA_OFFSET,
+				   rs->vt_len - MINIMAL_TUPLE_DATA_OFFSET);
+			for (int c = 0; c < rs->natts; c++)
+				store_value(to + rs->vt_off[c] - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c],
+							rs->cols[c][i]);
 		}
+		return rs->vt_len;
+	}
+	hoff = MAXALIGN(SizeofMinimalTupleHeader + BITMAPLEN(rs->natts));
+	off = hoff;
+	memset(bits, 0, BITMAPLEN(rs->natts));
+	for (int c = 0; c < rs->natts; c++)
+	{
+		if (rs->nulls[c] != NULL && rs->nulls[c][i])
+			continue;
+		bits[c >> 3] |= 1 << (c & 7);
+		off = att_align_nominal(off, rs->att_align[c]);
+		if (to)
+			store_value(to + off - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c], rs->cols[c][i]);
 		off += rs->att_len[c];
 	}
 	if (to)
 	{
 		MinimalTupleData head;
 		Size		fixed = offsetof(MinimalTupleData, t_bits) - MINIMAL_TUPLE_DATA_OFFSET;
-		Size		gap;
 
 		memset(&head, 0, sizeof(head));
 		HeapTupleHeaderSetNatts(&head, rs->natts);
-		head.t_infomask = hasnull ? HEAP_HASNULL : 0;
+		head.t_infomask = HEAP_HASNULL;
 		head.t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
 		memcpy(to, (char *) &head + MINIMAL_TUPLE_DATA_OFFSET, fixed);
-		to += fixed;
-		if (hasnull)
-		{
-			memcpy(to, bits, BITMAPLEN(rs->natts));
-			to += BITMAPLEN(rs->natts);
-		}
-		/* the padding up to the data, zeroed as in PostgreSQL's own tuples */
-		gap = hoff - (offsetof(MinimalTupleData, t_bits) + (hasnull ? BITMAPLEN(rs->natts) : 0));
-		memset(to, 0, gap);
+		/* the bitmap; the padding up to the data stays zeroed */
+		memcpy(to + fixed, bits, BITMAPLEN(rs->natts));
 	}
 	return (uint32) off;
 }
@@ -973,11 +1016,11 @@ static void
 stage_sizes_values(void *ctx, int64_t lo, int64_t hi)
 {
 	stage_job  *job = ctx;
-	Size		kb = job->rs->nwords * job->rs->word_bytes;
+	const mp_rowsort *rs = job->rs;
+	Size		fixed = rs->nwords * rs->word_bytes + sizeof(uint32) - MINIMAL_TUPLE_DATA_OFFSET;
 
 	for (int64_t j = lo; j < hi; j++)
-		job->at[j] = kb + sizeof(uint32) +
-			value_tuple(job->rs, job->perm[j], NULL) - MINIMAL_TUPLE_DATA_OFFSET;
+		job->at[j] = fixed + value_tuple(rs, job->perm[j], NULL);
 }
 
 static void
@@ -995,7 +1038,8 @@ stage_copy_values(void *ctx, int64_t lo, int64_t hi)
 
 		memcpy(to, &len, sizeof(uint32));
 		/* alignment within the tuple is relative to its start */
-		memset(to + sizeof(uint32), 0, len - MINIMAL_TUPLE_DATA_OFFSET);
+		if (row_has_null(job->rs, i))
+			memset(to + sizeof(uint32), 0, len - MINIMAL_TUPLE_DATA_OFFSET);
 		(void) value_tuple(job->rs, i, to + sizeof(uint32));
 	}
 }
@@ -1247,20 +1291,9 @@ merge_on_cpu(void *ctx, mp_poll_fn poll)
 {
 	merge_work *w = ctx;
 	mp_rowsort *rs = w->rs;
+	mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
 
-	if (rs->nwords == 1)
-		return mp_cpu_merge_key_runs(rs->word_bytes, rs->bkeys, rs->bounds, rs->ninputs,
-									 rs->perm, poll);
-	else
-	{
-		mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
-		void	   *scratch = mp_big_alloc(&rs->mbig, mp_cpu_sort_rows_scratch(Max(w->n, 1)));
-		mp_status	st = mp_cpu_sort_rows(&keys, w->n, rs->perm, scratch, poll);
-
-		note_peak(rs);
-		mp_big_free(&rs->mbig, scratch);
-		return st;
-	}
+	return mp_cpu_merge_row_runs(&keys, rs->bounds, rs->ninputs, rs->perm, poll);
 }
 
 static mp_status

@@ -444,8 +444,17 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (r->sorted && es->timing && node->ss.ps.instrument != NULL)
 	{
-		/* the rest of the node's time (InstrEndLoop has run): returning rows */
-		return_ms = Max(node->ss.ps.instrument->total * 1000.0 - r->read_ms - st->keys_ms -
+		/*
+		 * The rest of the leader's time in the node (InstrEndLoop has run,
+		 * and the workers' times are added to its own): returning rows.
+		 */
+		double		total = node->ss.ps.instrument->total;
+		WorkerInstrumentation *wi = node->ss.ps.worker_instrument;
+
+		if (wi != NULL)
+			for (int n = 0; n < wi->num_workers; n++)
+				total -= wi->instrument[n].total;
+		return_ms = Max(total * 1000.0 - r->read_ms - st->keys_ms -
 						st->sort_ms - st->write_ms - st->merge_ms, 0);
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{

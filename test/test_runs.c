@@ -205,6 +205,86 @@ run_keys_case(const backend *be, int word, int bits, lengths how, int64_t k, int
 	free(perm);
 }
 
+/* Composite keys of nwords words, word-major: the reference's order. */
+static const uint64_t *ref_words;
+static int	ref_nwords;
+static int64_t ref_n;
+
+static int
+ref_words_cmp(const void *p, const void *q)
+{
+	int64_t		i = *(const int64_t *) p,
+				j = *(const int64_t *) q;
+
+	for (int w = ref_nwords - 1; w >= 0; w--)
+	{
+		uint64_t	x = ref_words[w * ref_n + i],
+					y = ref_words[w * ref_n + j];
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+/*
+ * Runs of composite keys of nwords 8-byte words, `bits` low bits of each in
+ * use (few bits: many equal keys), through mp_cpu_merge_row_runs.
+ */
+static void
+run_row_keys_case(const backend *be, int nwords, int bits, lengths how, int64_t k, int64_t n)
+{
+	int64_t    *bounds = xmalloc((k + 1) * sizeof(int64_t));
+	int64_t		total = make_bounds(how, k, n, bounds);
+	int64_t		rows = total ? total : 1;
+	uint64_t   *draw = xmalloc(rows * nwords * sizeof(uint64_t));
+	uint64_t   *keys = xmalloc(rows * nwords * sizeof(uint64_t));
+	int64_t    *order = xmalloc(rows * sizeof(int64_t));
+	uint32_t   *perm = xmalloc(rows * sizeof(uint32_t));
+	int			wbits[3] = {bits, bits, bits};
+	mp_row_keys rk = {nwords, 8, wbits, keys};
+	uint64_t	mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+	bool		same = true;
+	char		what[96];
+	mp_status	st;
+
+	for (int64_t i = 0; i < total * nwords; i++)
+		draw[i] = rnd() & mask;
+	/* each run sorted: its draws in the reference's order */
+	ref_words = draw;
+	ref_nwords = nwords;
+	ref_n = total;
+	for (int64_t r = 0; r < k; r++)
+	{
+		int64_t		lo = bounds[r],
+					len = bounds[r + 1] - lo;
+
+		for (int64_t i = 0; i < len; i++)
+			order[lo + i] = lo + i;
+		qsort(order + lo, (size_t) len, sizeof(int64_t), ref_words_cmp);
+	}
+	for (int64_t i = 0; i < total; i++)
+		for (int w = 0; w < nwords; w++)
+			keys[w * total + i] = draw[w * total + order[i]];
+	ref_words = keys;
+	for (int64_t i = 0; i < total; i++)
+		order[i] = i;
+	qsort(order, (size_t) total, sizeof(int64_t), ref_words_cmp);
+	memset(perm, 0xA5, rows * sizeof(uint32_t));
+	st = mp_cpu_merge_row_runs(&rk, bounds, k, perm, NULL);
+	for (int64_t j = 0; j < total && st == MP_OK; j++)
+		same &= perm[j] == (uint32_t) order[j];
+	snprintf(what, sizeof(what), "merge row runs: %" PRId64 " %s runs, %d words of %d bits",
+			 k, length_names[how], nwords, bits);
+	check(st == MP_OK && same, st != MP_OK ? "bad status" : "wrong permutation", what, be,
+		  MP_INT8, total, k);
+	free(bounds);
+	free(draw);
+	free(keys);
+	free(order);
+	free(perm);
+}
+
 /* A cancel between chunks returns MP_CANCELLED, and the next call works. */
 static void
 run_runs_cancel(const backend *be, mp_type type, int64_t k, int64_t n)
@@ -288,4 +368,21 @@ run_runs_tests(const backend *be)
 		}
 		run_keys_case(be, word, word * 8, LEN_RANDOM, 4, quick ? 200000 : 2000000);
 	}
+	if (be->merge_key_runs == mp_cpu_merge_key_runs)
+		for (int nwords = 2; nwords <= 3; nwords++)
+			for (int how = 0; how < NUM_LENGTHS; how++)
+			{
+				const int64_t row_ks[] = {1, 2, 3, 9, 100, 1000};
+
+				for (size_t i = 0; i < sizeof(row_ks) / sizeof(row_ks[0]); i++)
+				{
+					run_row_keys_case(be, nwords, 1, (lengths) how, row_ks[i],
+									  row_ks[i] * 50 + rnd_below(500));
+					run_row_keys_case(be, nwords, 64, (lengths) how, row_ks[i],
+									  row_ks[i] * 50 + rnd_below(500));
+				}
+				/* cut into parts on threads */
+				run_row_keys_case(be, nwords, 2, (lengths) how, 37, quick ? 300000 : 1500000);
+				run_row_keys_case(be, nwords, 64, (lengths) how, 200, quick ? 300000 : 1500000);
+			}
 }
