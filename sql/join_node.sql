@@ -260,7 +260,7 @@ BEGIN
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
-    IF line LIKE '%key ranges from tuplesorts%' THEN
+    IF line LIKE '%key ranges from row sorts%' THEN
       result := 'key ranges';
     END IF;
   END LOOP;

@@ -26,8 +26,9 @@
  *
  * Memory: both sides are held, within hash_mem_multiplier x work_mem (the
  * memory a Hash Join may use), counted as the tuples and the arrays.  When
- * an input outgrows it, both inputs go to PostgreSQL's tuplesort, in key
- * order, and the node joins them a key range at a time: each range takes
+ * an input outgrows it, both inputs go to the row sort that MergepathSort
+ * drives (rowsort.c: runs on disk, merged back in key order), and the node
+ * joins them a key range at a time: each range takes
  * the next outer rows that fill half the memory (all rows of the last key
  * with them) and the inner rows up to that key; sorted inputs make the
  * ranges exact.  Only a single key with more rows than the memory holds
@@ -46,15 +47,13 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
-#include "utils/tuplesort.h"
-#include "utils/typcache.h"
 
 #include "mp_glue.h"
 #include "mp_nodes.h"
 #include "mp_order.h"
+#include "rowsort.h"
 
 /* Pairs rejected by the join clauses between interrupt checks. */
 #define REJECT_CHUNK 8192
@@ -93,7 +92,7 @@ typedef struct join_side
 	void	   *sorted_keys;	/* the keys in order, signed: the search's input */
 
 	/* when the inputs outgrew the memory: the rows in key order, on disk */
-	Tuplesortstate *spill;
+	mp_rowsort *spill;
 	TupleTableSlot *spill_slot;
 	bool		ahead;			/* spill_slot holds a row not taken yet */
 	bool		spill_done;
@@ -120,10 +119,9 @@ typedef struct MergepathJoinState
 	MemoryContext rows_cxt;		/* the rows and arrays; reset between batches */
 	mp_big_set	big;
 	Size		limit;			/* bytes the node may hold */
-	Oid			sort_op;		/* the key's "<", for the tuplesorts */
 
 	bool		ready;			/* the inputs are read and matched */
-	bool		spilled;		/* joining in key ranges, from tuplesorts */
+	bool		spilled;		/* joining in key ranges, from row sorts */
 	int			batches;
 
 	/* each outer row's range of inner partners [lower, upper) */
@@ -260,7 +258,6 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	int			outer_col = lthird_int(info),
 				inner_col = lfourth_int(info),
 				outer_natts = list_nth_int(info, 4);
-	Oid			type;
 
 	state->jointype = linitial_int(info);
 	state->kind = lsecond_int(info);
@@ -275,8 +272,6 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 			   state->jointype == JOIN_RIGHT || state->jointype == JOIN_FULL);
 	Assert(outer_natts + state->inner.natts == node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts);
 
-	type = getBaseType(TupleDescAttr(state->outer.desc, outer_col - 1)->atttypid);
-	state->sort_op = lookup_type_cache(type, TYPECACHE_LT_OPR)->lt_opr;
 	state->scan = node->ss.ss_ScanTupleSlot;
 	state->limit = get_hash_memory_limit();
 	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathJoin rows",
@@ -440,31 +435,33 @@ store_row(join_side *side, int64 i, TupleTableSlot *slot)
 	ExecStoreVirtualTuple(slot);
 }
 
-/* The side's rows so far go to a tuplesort in key order, which takes the rest. */
+/*
+ * The side's rows so far go to a row sort by the key (NULLs last), which
+ * takes the rest: work_mem of memory, as a Sort's.
+ */
 static void
 spill_side(MergepathJoinState *state, join_side *side)
 {
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(side->desc, &TTSOpsVirtual);
-	bool		nulls_first = false;
-	Oid			collation = InvalidOid;
+	mp_rowsort_key key = {side->key_col, false, false};
 
-	side->spill = tuplesort_begin_heap(side->desc, 1, &side->key_col, &state->sort_op,
-									   &collation, &nulls_first, work_mem, NULL,
-									   TUPLESORT_NONE);
+	side->spill = mp_rowsort_begin("MergepathJoin", side->desc, 1, &key, (Size) work_mem * 1024,
+								   false, side->ps->plan->plan_rows,
+								   side->ps->plan->plan_width);
 	for (int64 i = 0; i < side->nrows; i++)
 	{
 		store_row(side, i, slot);
-		tuplesort_puttupleslot(side->spill, slot);
+		mp_rowsort_put(side->spill, slot);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 }
 
-/* Reads one input into memory, or into its tuplesort once it outgrows it. */
+/* Reads one input into memory, or into its row sort once it outgrows it. */
 static void
 read_side(MergepathJoinState *state, join_side *side)
 {
 	if (state->spilled)
-		spill_side(state, side);	/* the outer input went to a tuplesort */
+		spill_side(state, side);	/* the outer input went to a row sort */
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(side->ps);
@@ -475,7 +472,7 @@ read_side(MergepathJoinState *state, join_side *side)
 		{
 			slot_getsomeattrs(slot, side->key_col);
 			if (!slot->tts_isnull[side->key_col - 1] || side->keep_nulls)
-				tuplesort_puttupleslot(side->spill, slot);
+				mp_rowsort_put(side->spill, slot);
 		}
 		else if (keep_row(state, side, slot) && over_limit(state, side))
 		{
@@ -754,7 +751,7 @@ spill_key(MergepathJoinState *state, join_side *side, uint64 *key)
 	return !isnull;
 }
 
-/* The side's next row from its tuplesort into spill_slot, unless one is there. */
+/* The side's next row from its row sort into spill_slot, unless one is there. */
 static bool
 spill_next(join_side *side)
 {
@@ -762,13 +759,13 @@ spill_next(join_side *side)
 		return true;
 	if (side->spill_done)
 		return false;
-	side->ahead = tuplesort_gettupleslot(side->spill, true, false, side->spill_slot, NULL);
+	side->ahead = mp_rowsort_get(side->spill, true, side->spill_slot);
 	side->spill_done = !side->ahead;
 	return side->ahead;
 }
 
 /*
- * The next key range from the tuplesorts: outer rows until half the memory
+ * The next key range from the row sorts: outer rows until half the memory
  * is used and the key changes, then the inner rows up to the last outer
  * key (all that are left once the outer rows with keys are done).  False
  * when both inputs are used up.
@@ -842,7 +839,7 @@ start_join(MergepathJoinState *state)
 		{
 			if (sides[s]->spill == NULL)
 				spill_side(state, sides[s]);
-			tuplesort_performsort(sides[s]->spill);
+			mp_rowsort_perform(sides[s]->spill);
 			sides[s]->ahead = sides[s]->spill_done = false;
 		}
 		state->read_ms = mp_now_ms() - t0;
@@ -1070,7 +1067,7 @@ forget_inputs(MergepathJoinState *state)
 	for (int s = 0; s < 2; s++)
 	{
 		if (sides[s]->spill)
-			tuplesort_end(sides[s]->spill);
+			mp_rowsort_end(sides[s]->spill);
 		sides[s]->spill = NULL;
 		sides[s]->ahead = sides[s]->spill_done = false;
 		ExecClearTuple(sides[s]->spill_slot);
@@ -1095,7 +1092,7 @@ join_end(CustomScanState *node)
 
 /*
  * A rescan returns the same rows again from memory, unless the inputs'
- * parameters changed or they were joined from tuplesorts: then both are
+ * parameters changed or they were joined from row sorts: then both are
  * read again.
  */
 static void
@@ -1181,7 +1178,7 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		resetStringInfo(&buf);
 		appendStringInfo(&buf, INT64_FORMAT "kB", (int64) (state->peak_bytes + 1023) / 1024);
 		if (state->spilled)
-			appendStringInfo(&buf, " (the largest key range), %d key ranges from tuplesorts",
+			appendStringInfo(&buf, " (the largest key range), %d key ranges from row sorts",
 							 state->batches);
 		ExplainPropertyText("Join Memory", buf.data, es);
 		if (es->timing)
