@@ -701,8 +701,8 @@ sort_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
  * composite keys (freed by the caller), laid out as lay_out_keys says.
  */
 /*
- * Under mergepath.device = auto, a sort's run below COLD_GPU_MIN rows stays
- * on the CPU in a process whose GPU is not set up: setting it up (context,
+ * Under mergepath.device = auto, an external sort's run below COLD_GPU_MIN
+ * rows stays on the CPU in a process whose GPU is not set up: setting it up (context,
  * memory) costs about 0.2 s, more than the GPU wins on such runs (on the
  * GPU host at work_mem 4MB, 10M rows, Gather Merge over two workers' sorts
  * of runs of 70K rows: 3656 ms with the workers' runs on the GPU, 2758 ms
@@ -760,7 +760,8 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	t1 = mp_now_ms();
 	rs->stats.keys_ms += t1 - t0;
 	note_peak(rs);
-	if (mp_device == MP_DEVICE_AUTO && rs->nrows < COLD_GPU_MIN && !mp_gpu_is_ready())
+	if (rs->spilled && mp_device == MP_DEVICE_AUTO && rs->nrows < COLD_GPU_MIN &&
+		!mp_gpu_is_ready())
 		run_on_cpu(rs, sort_on_cpu, &work, &report,
 				   "runs below 1048576 rows stay on the CPU in a process without the GPU set up");
 	else
