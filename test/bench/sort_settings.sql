@@ -18,17 +18,19 @@
 -- less the floor's, and the ratios are mergepath's share over PostgreSQL's.
 -- "plan" says whether MergepathSort is in the plan (every worker's sort in
 -- a parallel plan), "order 1GB" how the 4-column ORDER BY at work_mem 1GB
--- sorted (EXPLAIN ANALYZE on the GPU).  One run each, after a warm-up run of
--- each method on each setting; median of 3 below 10M rows.  Run through
--- test/bench/sort_settings.sh, a size at a time (psql variable n).
+-- sorted (EXPLAIN ANALYZE on the GPU).  After a warm-up run of each method,
+-- the methods run in turn, reps times (psql variable reps; empty: 3 below
+-- 10M rows, 1 from 10M on), each cell the median.  Run through
+-- test/bench/sort_settings.sh, a size at a time (psql variable n), on the
+-- settings the psql variable settings lists (1 defaults, 2 and 3 the 1GB
+-- ones).
 \ir sql_bench_common.sql
 SET jit = off;
 SET mergepath.sort_min_rows = 1000;
 
-CREATE FUNCTION pg_temp.run_ms(q text, reps int) RETURNS numeric LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN pg_temp.median_ms(q, reps, false);
-END $$;
+-- the median of a row of timings
+CREATE FUNCTION pg_temp.median_of(t float8[]) RETURNS numeric LANGUAGE sql AS $$
+  SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(t) x $$;
 
 -- whether every sort of q's plan is a MergepathSort (and there is one); of a
 -- COPY, its query's plan
@@ -59,6 +61,21 @@ VACUUM ANALYZE s;
 CREATE TEMP TABLE results (n bigint, si int, setting text, query text, plan text,
                            pg numeric, gpu numeric, cpu numeric, floor numeric);
 
+-- one timing of q with mergepath set up for method m (pg, floor, cpu, gpu)
+CREATE FUNCTION pg_temp.time_method(m text, q text, floor_q text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+BEGIN
+  PERFORM set_config('mergepath.enable_sort', CASE WHEN m IN ('pg', 'floor') THEN 'off' ELSE 'on' END, false);
+  PERFORM set_config('mergepath.device', CASE WHEN m = 'cpu' THEN 'cpu' ELSE 'auto' END, false);
+  t0 := clock_timestamp();
+  EXECUTE CASE WHEN m = 'floor' THEN floor_q ELSE q END;
+  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+
+SET bench.settings = :'settings';
+SET bench.reps = :'reps';
 DO $$
 DECLARE
   n bigint := (SELECT count(*) FROM s);
@@ -72,31 +89,41 @@ DECLARE
           'SELECT max(rn) FROM (SELECT row_number() OVER () AS rn FROM s) q'],
     ARRAY['copy', 'COPY (SELECT id, k, p1 FROM s ORDER BY k) TO ''/dev/null''',
           'COPY (SELECT id, k, p1 FROM s) TO ''/dev/null''']];
-  reps int;
+  reps int := nullif(current_setting('bench.reps'), '')::int;
+  methods text[];
+  times float8[];
+  si int;
   r results;
   gpu bool := current_setting('bench.gpu') = 'on';
 BEGIN
-    reps := CASE WHEN n < 10000000 THEN 3 ELSE 1 END;
-    FOR si IN 1..3 LOOP
+    reps := coalesce(reps, CASE WHEN n < 10000000 THEN 3 ELSE 1 END);
+    methods := CASE WHEN gpu THEN ARRAY['pg', 'floor', 'cpu', 'gpu'] ELSE ARRAY['pg', 'floor', 'cpu'] END;
+    FOREACH si IN ARRAY string_to_array(current_setting('bench.settings'), ',')::int[] LOOP
       PERFORM set_config('work_mem', settings[si][2], false);
       PERFORM set_config('max_parallel_workers_per_gather', settings[si][3], false);
       FOR qi IN 1..3 LOOP
         r := ROW(n, si, settings[si][1], queries[qi][1], NULL, NULL, NULL, NULL, NULL);
         r.plan := pg_temp.plan_of(queries[qi][2]);
-        PERFORM set_config('mergepath.enable_sort', 'off', false);
-        EXECUTE queries[qi][2];
-        r.pg := pg_temp.run_ms(queries[qi][2], reps);
-        EXECUTE queries[qi][3];
-        r.floor := pg_temp.run_ms(queries[qi][3], reps);
+        -- a warm-up of each method, then the methods in turn, rep after rep,
+        -- so that the host's drift falls on all of them alike
+        FOR m IN 1..array_length(methods, 1) LOOP
+          PERFORM pg_temp.time_method(methods[m], queries[qi][2], queries[qi][3]);
+        END LOOP;
+        times := array_fill(NULL::float8, ARRAY[array_length(methods, 1), reps]);
+        FOR rep IN 1..reps LOOP
+          FOR m IN 1..array_length(methods, 1) LOOP
+            times[m][rep] := pg_temp.time_method(methods[m], queries[qi][2], queries[qi][3]);
+          END LOOP;
+        END LOOP;
+        FOR m IN 1..array_length(methods, 1) LOOP
+          CASE methods[m]
+            WHEN 'pg' THEN r.pg := pg_temp.median_of(times[m:m][1:reps]);
+            WHEN 'floor' THEN r.floor := pg_temp.median_of(times[m:m][1:reps]);
+            WHEN 'cpu' THEN r.cpu := pg_temp.median_of(times[m:m][1:reps]);
+            ELSE r.gpu := pg_temp.median_of(times[m:m][1:reps]);
+          END CASE;
+        END LOOP;
         PERFORM set_config('mergepath.enable_sort', 'on', false);
-        PERFORM set_config('mergepath.device', 'cpu', false);
-        EXECUTE queries[qi][2];
-        r.cpu := pg_temp.run_ms(queries[qi][2], reps);
-        IF gpu THEN
-          PERFORM set_config('mergepath.device', 'auto', false);
-          EXECUTE queries[qi][2];
-          r.gpu := pg_temp.run_ms(queries[qi][2], reps);
-        END IF;
         PERFORM set_config('mergepath.device', 'auto', false);
         INSERT INTO results SELECT r.*;
         RAISE NOTICE '% rows, %, %: PostgreSQL % ms, gpu % ms, cpu % ms, floor % ms (%)',
