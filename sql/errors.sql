@@ -5,6 +5,9 @@
 -- 22004: a NULL element
 SELECT gpu_merge('{1,NULL}'::int4[], '{1}');
 \echo :LAST_ERROR_SQLSTATE
+-- the first NULL's subscript, whatever the lower bound; past the first byte
+-- of the NULL bitmap
+SELECT gpu_merge('{1}'::int8[], '[0:11]={1,2,3,4,5,6,7,8,9,NULL,11,NULL}'::int8[]);
 -- 2202E: more than one dimension
 SELECT gpu_merge('{1}'::int8[], '{{1,2},{3,4}}'::int8[]);
 \echo :LAST_ERROR_SQLSTATE

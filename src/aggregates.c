@@ -277,7 +277,7 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(state);
 	}
-	mp_fetch_arg(fcinfo, 1, "a", &a);
+	mp_fetch_arg(fcinfo, 1, "gpu_merge_agg", "a", &a);
 	if (state == NULL)
 		state = agg_state_new(aggcontext, AGG_MERGE, a.elemtype, MP_INT4, true);
 

@@ -32,11 +32,12 @@ mp_type_of(Oid elemtype)
 }
 
 /*
- * Fetch (detoasting) and check an array argument: one dimension at most, no
- * NULL element.  Any lower bound is accepted.
+ * Fetch (detoasting) and check an array argument of the SQL function fname:
+ * one dimension at most, no NULL element.  Any lower bound is accepted.
  */
 void
-mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name, mp_arg *arg)
+mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *fname, const char *name,
+			 mp_arg *arg)
 {
 	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(argno);
 	int			ndim = ARR_NDIM(array);
@@ -44,13 +45,23 @@ mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *name, mp_arg *arg)
 	if (ndim > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("array must be one-dimensional"),
+				 errmsg("%s: array must be one-dimensional", fname),
 				 errdetail("Argument \"%s\" has %d dimensions.", name, ndim)));
 	if (array_contains_nulls(array))
+	{
+		bits8	   *bitmap = ARR_NULLBITMAP(array);
+		int			i = 0;
+
+		while (bitmap[i / 8] & (1 << (i % 8)))
+			i++;
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("array must not contain nulls"),
-				 errdetail("Argument \"%s\" has a NULL element.", name)));
+				 errmsg("%s: array must not contain nulls", fname),
+				 errdetail("Argument \"%s\" has a NULL element at subscript %d.", name,
+						   ARR_LBOUND(array)[0] + i),
+				 errhint("Remove the NULLs first, for example with array_remove(%s, NULL).",
+						 name)));
+	}
 
 	arg->name = name;
 	arg->elemtype = ARR_ELEMTYPE(array);

@@ -227,8 +227,8 @@ mergepath_join(PG_FUNCTION_ARGS)
 	mp_arg		a,
 				b;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
-	mp_fetch_arg(fcinfo, 1, "b", &b);
+	mp_fetch_arg(fcinfo, 0, "gpu_join", "a", &a);
+	mp_fetch_arg(fcinfo, 1, "gpu_join", "b", &b);
 	InitMaterializedSRF(fcinfo, 0);
 	if (a.n == 0 && b.n == 0)
 		return (Datum) 0;

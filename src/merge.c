@@ -34,8 +34,8 @@ mergepath_merge(PG_FUNCTION_ARGS)
 	mp_call		call = {&a, &b};
 	ArrayType  *result;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
-	mp_fetch_arg(fcinfo, 1, "b", &b);
+	mp_fetch_arg(fcinfo, 0, "gpu_merge", "a", &a);
+	mp_fetch_arg(fcinfo, 1, "gpu_merge", "b", &b);
 
 	result = mp_new_result(a.elemtype, a.n + b.n, "gpu_merge");
 	if (a.n + b.n > 0)

@@ -34,8 +34,8 @@ run_search(FunctionCallInfo fcinfo, mp_search kind, const char *fname)
 	mp_call		call = {&hay, &needles, kind};
 	ArrayType  *result;
 
-	mp_fetch_arg(fcinfo, 0, "haystack", &hay);
-	mp_fetch_arg(fcinfo, 1, "needles", &needles);
+	mp_fetch_arg(fcinfo, 0, fname, "haystack", &hay);
+	mp_fetch_arg(fcinfo, 1, fname, "needles", &needles);
 
 	result = mp_new_result(INT4OID, needles.n, fname);
 	if (hay.n + needles.n > 0)
@@ -93,8 +93,8 @@ run_semijoin(FunctionCallInfo fcinfo, bool anti, const char *fname)
 	mp_call		call = {&a, &b, anti};
 	ArrayType  *result;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
-	mp_fetch_arg(fcinfo, 1, "b", &b);
+	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
+	mp_fetch_arg(fcinfo, 1, fname, "b", &b);
 
 	/* a's own size always fits: room for all of it, cut to length after */
 	result = mp_new_result_room(a.elemtype, a.n, 0, fname);

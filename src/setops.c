@@ -41,8 +41,8 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 	size_t		elsize;
 	ArrayType  *result;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
-	mp_fetch_arg(fcinfo, 1, "b", &b);
+	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
+	mp_fetch_arg(fcinfo, 1, fname, "b", &b);
 	room = mp_setop_capacity(op, a.n, b.n);
 	least = mp_setop_minimum(op, a.n, b.n);
 	elsize = mp_type_size(a.type);

@@ -59,7 +59,7 @@ mergepath_sort(PG_FUNCTION_ARGS)
 {
 	mp_arg		a;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
+	mp_fetch_arg(fcinfo, 0, "gpu_sort", "a", &a);
 	PG_RETURN_ARRAYTYPE_P(mp_sorted_array("gpu_sort", MP_OP_SORT, &a));
 }
 
@@ -86,7 +86,7 @@ mergepath_unique(PG_FUNCTION_ARGS)
 	mp_call		call = {&a, NULL};
 	ArrayType  *result;
 
-	mp_fetch_arg(fcinfo, 0, "a", &a);
+	mp_fetch_arg(fcinfo, 0, "gpu_unique", "a", &a);
 	if (a.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(a.elemtype));
 	result = mp_new_result_room(a.elemtype, a.n, 0, "gpu_unique");
