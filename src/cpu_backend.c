@@ -261,28 +261,26 @@ merge_rows_tree(const mp_row_keys *keys, int64_t n, const int64_t *starts, const
 	int			nw = keys->nwords;
 	int64_t		leaves = 1;
 	int64_t		total = 0;
-	int64_t    *next;
-	int64_t    *tree;
+	int64_t    *next,
+			   *tree,
+			   *win;
 	uint64_t   *head;
 	bool	   *done;
 	int64_t		winner;
+	mp_status	st = MP_OK;
 
 	for (int64_t r = 0; r < k; r++)
 		total += ends[r] - starts[r];
 	while (leaves < k)
 		leaves *= 2;
-	next = malloc(k * sizeof(int64_t));
-	tree = malloc(2 * leaves * sizeof(int64_t));
-	head = malloc(k * nw * sizeof(uint64_t));
-	done = malloc(k * sizeof(bool));
-	if (next == NULL || tree == NULL || head == NULL || done == NULL)
-	{
-		free(next);
-		free(tree);
-		free(head);
-		free(done);
+	/* one allocation: next (k), tree and win (2 leaves each), head, done */
+	next = malloc((k + 4 * leaves + k * nw) * sizeof(int64_t) + k * sizeof(bool));
+	if (next == NULL)
 		return MP_OUT_OF_MEMORY;
-	}
+	tree = next + k;
+	win = tree + 2 * leaves;
+	head = (uint64_t *) (win + 2 * leaves);
+	done = (bool *) (head + k * nw);
 	for (int64_t r = 0; r < k; r++)
 	{
 		next[r] = starts[r];
@@ -290,43 +288,27 @@ merge_rows_tree(const mp_row_keys *keys, int64_t n, const int64_t *starts, const
 		if (!done[r])
 			load_head(keys, n, head + r * nw, starts[r]);
 	}
-	/* the matches bottom-up: tree[leaves + r] is leaf r, tree[i] a loser */
+	/* the matches bottom-up: win[leaves + r] is leaf r, tree[i] a loser */
+	for (int64_t r = 0; r < leaves; r++)
+		win[leaves + r] = r;
+	for (int64_t i = leaves - 1; i >= 1; i--)
 	{
-		int64_t    *win = malloc(2 * leaves * sizeof(int64_t));
+		int64_t		x = win[2 * i],
+					y = win[2 * i + 1];
+		bool		y_wins = head_before(head, nw, done, k, y, x);
 
-		if (win == NULL)
-		{
-			free(next);
-			free(tree);
-			free(head);
-			free(done);
-			return MP_OUT_OF_MEMORY;
-		}
-		for (int64_t r = 0; r < leaves; r++)
-			win[leaves + r] = r;
-		for (int64_t i = leaves - 1; i >= 1; i--)
-		{
-			int64_t		x = win[2 * i],
-						y = win[2 * i + 1];
-			bool		y_wins = head_before(head, nw, done, k, y, x);
-
-			win[i] = y_wins ? y : x;
-			tree[i] = y_wins ? x : y;
-		}
-		winner = win[1];
-		free(win);
+		win[i] = y_wins ? y : x;
+		tree[i] = y_wins ? x : y;
 	}
-	for (int64_t lo = 0; lo < total; lo += MP_CPU_CHUNK)
+	winner = win[1];
+	for (int64_t lo = 0; lo < total && st == MP_OK; lo += MP_CPU_CHUNK)
 	{
 		int64_t		hi = lo + MP_CPU_CHUNK < total ? lo + MP_CPU_CHUNK : total;
 
 		if (poll && poll())
 		{
-			free(next);
-			free(tree);
-			free(head);
-			free(done);
-			return MP_CANCELLED;
+			st = MP_CANCELLED;
+			break;
 		}
 		for (int64_t o = lo; o < hi; o++)
 		{
@@ -351,10 +333,7 @@ merge_rows_tree(const mp_row_keys *keys, int64_t n, const int64_t *starts, const
 		}
 	}
 	free(next);
-	free(tree);
-	free(head);
-	free(done);
-	return MP_OK;
+	return st;
 }
 
 /* One part's merge: runs [starts[r], ends[r]) into perm. */
