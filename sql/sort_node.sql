@@ -274,7 +274,9 @@ INSERT INTO wide_queries VALUES
   (2, 'SELECT v, k FROM wide ORDER BY v NULLS FIRST, k', 'v, k'),
   (3, 'SELECT f, k, t FROM wide ORDER BY f, k', 'f, k'),
   (4, 'SELECT k, t FROM wide ORDER BY k', 'k'),
-  (5, 'SELECT (k % 10)::int8 AS r, k::int8 AS k8 FROM wide ORDER BY r DESC, k8', 'r, k8');
+  (5, 'SELECT (k % 10)::int8 AS r, k::int8 AS k8 FROM wide ORDER BY r DESC, k8', 'r, k8'),
+  (6, 'SELECT v, k, t FROM wide ORDER BY v, k', 'v, k'),
+  (7, 'SELECT v, t FROM wide ORDER BY v DESC', 'v');
 SET mergepath.cpu_threads = 1;
 SELECT i, check_sort(q, keys) AS result FROM wide_queries ORDER BY i;
 SET mergepath.cpu_threads = 4;

@@ -122,6 +122,19 @@ mp_key_put(uint64_t *acc, int lo, int bits, uint64_t v)
 		acc[w + 1] |= v >> (64 - s);
 }
 
+/* The field of `bits` bits at bit lo of a composite key (mp_key_put's). */
+MP_HD uint64_t
+mp_key_get(const uint64_t *acc, int lo, int bits)
+{
+	int			w = lo / 64,
+				s = lo % 64;
+	uint64_t	v = acc[w] >> s;
+
+	if (s + bits > 64)
+		v |= acc[w + 1] << (64 - s);
+	return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
+}
+
 MP_HD bool
 mp_lt_int4(int32_t x, int32_t y)
 {

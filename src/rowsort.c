@@ -23,9 +23,11 @@
  * on a logical tape set (logtape.c, as tuplesort does: temporary files in
  * temp_tablespaces, counted against temp_file_limit, removed at the end of
  * the transaction also on error or cancel), and forgotten; reading goes on.
- * A run's record is the row's composite key followed by the minimal tuple;
- * once a sort spills, every key has its NULL bit, so that all runs'
- * composite keys compare.
+ * A run's record is the row's composite key followed by the minimal tuple.
+ * Runs are written without NULL bits (the narrow layout) until some key is
+ * NULL; from that run on, every key has its NULL bit (the wide layout), and
+ * a merge that takes runs of both widens the narrow ones' keys as it reads
+ * them, so that all composite keys compare.
  *
  * The runs are merged in batches by Merge Path's bound.  Each run being
  * merged has a window of its rows in memory.  The bound is the least last
@@ -33,9 +35,10 @@
  * on ties); every row of every window that orders before or at it, with
  * the run number breaking ties, can be merged now, because no row still on
  * disk orders before it.  Those rows, a prefix of each window, are merged
- * by the backend's k-way merge of keys (mp_*_merge_key_runs, stable in run
- * order; rows whose keys take more than one word are sorted stably
- * instead, which gives the same order), and returned, or written out.  The
+ * by the backend's k-way merge (mp_cpu_merge_row_runs, mp_gpu_merge_key_runs:
+ * stable in run order; on the GPU, rows whose keys take more than one word
+ * are sorted stably instead, which gives the same order), and returned, or
+ * written out.  The
  * window that set the bound is always emptied, and refilled from its tape
  * before the next batch.  With more runs than the memory allows windows
  * for, earlier passes merge consecutive runs into longer ones (balanced,
@@ -79,13 +82,24 @@ typedef struct rs_keydef
 	bool		nulls_first;
 	bool		has_nulls;		/* the key has a NULL bit */
 	int			lo;				/* the value's lowest bit in the composite key */
+	int			narrow_lo;		/* and in the runs' layouts: without NULL bits */
+	int			wide_lo;		/* and with every key's */
 } rs_keydef;
+
+/* A composite key's layout: its words (4-byte words: one) and their bits. */
+typedef struct rs_layout
+{
+	int			bits;
+	int			nwords;
+	int			word_bytes;
+} rs_layout;
 
 /* A run on disk. */
 typedef struct rs_run
 {
 	LogicalTape *tape;
 	int64		rows;
+	bool		wide;			/* its keys have every NULL bit */
 } rs_run;
 
 /* A run being merged, with its window of rows in memory. */
@@ -102,6 +116,7 @@ typedef struct rs_input
 	int64		first;			/* the window's rows not merged yet: [first, n) */
 	int64		n;
 	int64		take;			/* rows the batch takes from the window */
+	bool		widen;			/* the run's keys are narrow, the merge's wide */
 	bool		pending;		/* the next row's key and length are read */
 	uint64	   *pending_key;	/* nwords words */
 	uint32		pending_len;
@@ -168,13 +183,18 @@ struct mp_rowsort
 
 	/* runs on disk */
 	LogicalTapeSet *tapes;
-	bool		spilled;		/* the key layout is fixed: every key has its NULL bit */
-	int			nwords;			/* of the fixed layout */
+	bool		spilled;		/* runs are written */
+	bool		run_nulls;		/* a key had NULLs: runs from now on are wide */
+	rs_layout	narrow;			/* the runs' layouts */
+	rs_layout	wide;
+	int			nwords;			/* of the run being written, or of the merge */
 	int			word_bytes;
 	int		   *wbits;			/* each word's bits (maxwords) */
 	int			maxwords;		/* words of a composite key at most */
 	uint64	   *acc;			/* a key being folded, or a bound (maxwords + 1) */
 	uint64	   *key;			/* a key being written (maxwords) */
+	uint64	   *rkey;			/* a narrow key being read (maxwords) */
+	bool		merge_wide;		/* the merge's keys are wide: some run's are */
 	rs_run	   *runs;
 	int			nruns;
 	int			runs_room;
@@ -202,6 +222,15 @@ struct mp_rowsort
 	mp_rowsort_stats stats;
 	Size		peak_bytes;
 };
+
+/* The layout of a composite key of bits bits. */
+static rs_layout
+layout_of(int bits)
+{
+	rs_layout	l = {bits, bits <= 32 ? 1 : (bits + 63) / 64, bits <= 32 ? 4 : 8};
+
+	return l;
+}
 
 static mp_key_kind
 kind_of_att(TupleDesc desc, AttrNumber attno)
@@ -269,14 +298,18 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 	}
 	for (int i = nkeys - 1; i >= 0; i--)
 	{
-		rs->keys[i].lo = rs->early_bits;
+		rs->keys[i].lo = rs->keys[i].narrow_lo = rs->early_bits;
+		rs->keys[i].wide_lo = rs->early_bits + (nkeys - 1 - i);
 		rs->early_bits += rs->keys[i].bits;
 	}
 	rs->fold_early = rs->early_bits <= 64;
+	rs->narrow = layout_of(rs->early_bits);
+	rs->wide = layout_of(rs->key_bits_max);
 	rs->maxwords = (rs->key_bits_max + 63) / 64;
 	rs->wbits = MemoryContextAllocZero(cxt, rs->maxwords * sizeof(int));
 	rs->acc = MemoryContextAllocZero(cxt, (rs->maxwords + 1) * sizeof(uint64));
 	rs->key = MemoryContextAllocZero(cxt, rs->maxwords * sizeof(uint64));
+	rs->rkey = MemoryContextAllocZero(cxt, rs->maxwords * sizeof(uint64));
 	rs->value_rows = true;
 	for (int i = 0; i < rs->natts; i++)
 		rs->value_rows &= TupleDescAttr(desc, i)->attbyval;
@@ -348,7 +381,7 @@ array_bytes(mp_rowsort *rs)
 	if (rs->value_rows && rs->nulls)
 		for (int c = 0; c < rs->natts; c++)
 			held += rs->nulls[c] != NULL;
-	return held + (rs->fold_early && !rs->spilled ? early_bytes(rs) : 0);
+	return held + (rs->fold_early && !rs->run_nulls ? early_bytes(rs) : 0);
 }
 
 /*
@@ -359,11 +392,17 @@ array_bytes(mp_rowsort *rs)
 static Size
 sort_bytes(mp_rowsort *rs, bool on_gpu)
 {
-	/* the key in the layout of runs: a first run replaces the folded one */
+	/*
+	 * the key with every NULL bit, the widest it gets; keys folded while
+	 * reading (counted with the arrays) are the sort's keys, or are freed
+	 * before those are folded (sort_held)
+	 */
 	Size		key = key_bytes(rs->key_bits_max);
 	Size		scratch = on_gpu ? 0 : mp_cpu_sort_rows_scratch(1);
 	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
 
+	if (rs->fold_early && !rs->run_nulls)
+		key -= Min(key, early_bytes(rs));
 	return sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
 }
 
@@ -439,7 +478,7 @@ grow_rows(mp_rowsort *rs)
 	else
 		rs->rows = mp_big_realloc(&rs->big, rs->rows, old * sizeof(MinimalTuple),
 								  rs->room * sizeof(MinimalTuple));
-	if (rs->fold_early && !rs->spilled)
+	if (rs->fold_early && !rs->run_nulls)
 		rs->early_keys = mp_big_realloc(&rs->big, rs->early_keys, old * early_bytes(rs),
 										rs->room * early_bytes(rs));
 	count_room(rs);
@@ -477,7 +516,7 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 {
 	if (rs->nrows == rs->room)
 		grow_rows(rs);
-	if (rs->fold_early && !rs->spilled)
+	if (rs->fold_early && !rs->run_nulls)
 		fold_early(rs, slot);
 	if (rs->value_rows)
 	{
@@ -557,25 +596,23 @@ forget_rows(mp_rowsort *rs)
 	rs->blocks.block = NULL;
 	rs->blocks.free = rs->blocks.held = 0;
 	rs->any_nulls = false;
-	if (!rs->spilled)
+	if (!rs->run_nulls)
 		for (int k = 0; k < rs->nkeys; k++)
 			rs->keys[k].has_nulls = false;
 }
 
 /*
  * Lays the keys out in the composite key, the last key in the lowest bits,
- * a NULL bit above each key that has NULLs (every key, once the sort has
- * spilled); returns the bits in all.
+ * a NULL bit above each key that has NULLs; returns the bits in all.  A
+ * run's keys have no NULL bit or every one: from the first run with a NULL
+ * key on, every key has its NULL bit.
  */
 static int
 lay_out_keys(mp_rowsort *rs)
 {
 	int			lo = 0;
 
-	if (rs->spilled)
-		for (int k = 0; k < rs->nkeys; k++)
-			rs->keys[k].has_nulls = true;
-	else if (!rs->value_rows && rs->any_nulls && !rs->fold_early)
+	if (!rs->run_nulls && !rs->value_rows && rs->any_nulls && !rs->fold_early)
 	{
 		for (int64 i = 0; i < rs->nrows; i++)
 		{
@@ -587,6 +624,10 @@ lay_out_keys(mp_rowsort *rs)
 				rs->keys[k].has_nulls |= att_isnull(rs->keys[k].attno - 1, row->t_bits);
 		}
 	}
+	for (int k = 0; rs->spilled && k < rs->nkeys; k++)
+		rs->run_nulls |= rs->keys[k].has_nulls;
+	for (int k = 0; rs->run_nulls && k < rs->nkeys; k++)
+		rs->keys[k].has_nulls = true;
 	for (int k = rs->nkeys - 1; k >= 0; k--)
 	{
 		rs->keys[k].lo = lo;
@@ -738,7 +779,7 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	sort_work	work = {rs, &rs->big};
 	mp_run_report report;
 
-	if (rs->fold_early && !rs->spilled && total == rs->early_bits)
+	if (rs->fold_early && !rs->run_nulls && total == rs->early_bits)
 	{
 		/* no key has NULLs: the keys folded while reading are the keys */
 		keys->words = rs->early_keys;
@@ -748,6 +789,7 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	else
 	{
 		mp_big_free(&rs->big, rs->early_keys);
+		mp_big_trim(&rs->big);
 		keys->words = fold_keys(rs, total, &keys->nwords, &keys->word_bytes);
 	}
 	rs->early_keys = NULL;
@@ -864,7 +906,7 @@ write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple 
 }
 
 static void
-add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows)
+add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide)
 {
 	/* the write buffer goes; the read buffer comes at the first read */
 	LogicalTapeRewindForRead(tape, BLCKSZ);
@@ -877,6 +919,7 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows)
 	}
 	rs->runs[rs->nruns].tape = tape;
 	rs->runs[rs->nruns].rows = rows;
+	rs->runs[rs->nruns].wide = wide;
 	rs->nruns++;
 	rs->stats.runs++;
 }
@@ -1152,15 +1195,16 @@ write_run(mp_rowsort *rs)
 		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
 		MemoryContextSwitchTo(old);
 		rs->spilled = true;
-		rs->word_bytes = key_bytes(rs->key_bits_max) == 4 ? 4 : 8;
-		rs->nwords = rs->key_bits_max <= 32 ? 1 : (rs->key_bits_max + 63) / 64;
 	}
 	perm = sort_held(rs, &keys, bits);
-	Assert(keys.nwords == rs->nwords && keys.word_bytes == rs->word_bytes);
+	rs->nwords = keys.nwords;
+	rs->word_bytes = keys.word_bytes;
+	Assert(keys.nwords == (rs->run_nulls ? rs->wide : rs->narrow).nwords &&
+		   keys.word_bytes == (rs->run_nulls ? rs->wide : rs->narrow).word_bytes);
 	t0 = mp_now_ms();
 	tape = LogicalTapeCreate(rs->tapes);
 	stage_run(rs, tape, perm, keys.words);
-	add_run(rs, tape, n);
+	add_run(rs, tape, n, rs->run_nulls);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -1193,6 +1237,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 
 		in->tape = runs[r].tape;
 		in->left = runs[r].rows;
+		in->widen = !runs[r].wide && rs->merge_wide;
 		in->arena_size = arena;
 		in->arena = mp_big_alloc(&rs->mbig, arena);
 		in->cap = cap;
@@ -1218,6 +1263,37 @@ tape_read(LogicalTape *tape, void *ptr, size_t size)
 		elog(ERROR, "mergepath row sort: unexpected end of a temporary file");
 }
 
+/*
+ * A narrow record's key read, and widened into the merge's layout: each
+ * key's value moved up past the NULL bits below it, its NULL bit that of a
+ * value.
+ */
+static void
+read_widened(mp_rowsort *rs, rs_input *in)
+{
+	uint64	   *narrow = rs->rkey;
+
+	if (rs->narrow.word_bytes == 4)
+	{
+		uint32		k;
+
+		tape_read(in->tape, &k, sizeof(k));
+		narrow[0] = k;
+	}
+	else
+		tape_read(in->tape, narrow, rs->narrow.nwords * sizeof(uint64));
+	memset(in->pending_key, 0, rs->nwords * sizeof(uint64));
+	for (int k = 0; k < rs->nkeys; k++)
+	{
+		rs_keydef  *key = &rs->keys[k];
+
+		mp_key_put(in->pending_key, key->wide_lo, key->bits,
+				   mp_key_get(narrow, key->narrow_lo, key->bits));
+		mp_key_put(in->pending_key, key->wide_lo + key->bits, 1,
+				   mp_key_null_bit(false, key->nulls_first));
+	}
+}
+
 /* The window refilled from the tape: as many rows as fit (one at least). */
 static void
 load_window(mp_rowsort *rs, rs_input *in)
@@ -1233,7 +1309,9 @@ load_window(mp_rowsort *rs, rs_input *in)
 
 		if (!in->pending)
 		{
-			if (rs->word_bytes == 4)
+			if (in->widen)
+				read_widened(rs, in);
+			else if (rs->word_bytes == 4)
 			{
 				uint32		k;
 
@@ -1455,6 +1533,7 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 	rs_run		run;
 
 	merge_begin(rs, rs->runs + from, k);
+	run.wide = rs->merge_wide;
 	while (merge_batch(rs))
 	{
 		double		t0 = mp_now_ms();
@@ -1474,6 +1553,22 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 	run.tape = tape;
 	run.rows = rows;
 	return run;
+}
+
+/* The merge's key layout: wide where some run's is. */
+static void
+merge_layout(mp_rowsort *rs)
+{
+	rs_layout	l;
+
+	rs->merge_wide = false;
+	for (int r = 0; r < rs->nruns; r++)
+		rs->merge_wide |= rs->runs[r].wide;
+	l = rs->merge_wide ? rs->wide : rs->narrow;
+	rs->nwords = l.nwords;
+	rs->word_bytes = l.word_bytes;
+	for (int w = 0; w < l.nwords; w++)
+		rs->wbits[w] = Min(l.bits - 64 * w, l.word_bytes * 8);
 }
 
 /* Runs merged at once, by the memory. */
@@ -1578,6 +1673,7 @@ mp_rowsort_perform(mp_rowsort *rs)
 		write_run(rs);
 	MemoryContextReset(rs->rows_cxt);
 	rs->stats.method = MP_ROWSORT_EXTERNAL;
+	merge_layout(rs);
 	merge_passes(rs);
 	rs->stats.passes++;
 	merge_begin(rs, rs->runs, rs->nruns);
