@@ -4,7 +4,7 @@
 #   make installcheck               pg_regress against a running server
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
-#   make check-readme               the README's SQL examples against their outputs
+#   make check-readme               the SQL examples of README.md and docs/ against their outputs
 #   make check-c-sanitized          the C tests of the CPU backend under ASan and UBSan
 #   make check-fuzz                 libFuzzer over the CPU backend (clang), FUZZ_SECONDS
 #   make bench                      kernel-level benchmarks (need nvcc)
@@ -13,8 +13,14 @@
 
 EXTENSION = mergepath
 MODULE_big = mergepath
+# mergepath.sql is the current version's install script, the one to edit;
+# the build names it after default_version.  mergepath--0.1.sql and the
+# upgrade scripts bring databases made by earlier versions up to date (and
+# let the upgrade test compare such a database with a fresh one).
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" mergepath.control)
 DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
-	mergepath--0.3--0.4.sql mergepath--0.4--0.5.sql mergepath--0.5.sql
+	mergepath--0.3--0.4.sql mergepath--0.4--0.5.sql
+DATA_built = mergepath--$(EXTVERSION).sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
 REGRESS = merge errors setops search sort info sort_node join_node upgrade
@@ -55,6 +61,9 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+mergepath--$(EXTVERSION).sql: mergepath.sql
+	cp $< $@
+
 NVCC_FLAGS = -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC,-Wall,-Wextra \
 	$(if $(WERROR),-Werror all-warnings)
 
@@ -89,7 +98,9 @@ test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(G
 		$(CUDA_LIBS) -lpthread -lm
 
 check-c: test/test_backends
-	test/test_backends
+	test/test_backends --suite search,rows,merge & a=$$!; \
+	test/test_backends --suite sort,setops,runs & b=$$!; \
+	wait $$a && wait $$b
 
 # The same tests of the CPU backend built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (no CUDA: the GPU's own checks are
@@ -154,7 +165,7 @@ installcheck-gpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=gpu"
 
 check-readme:
-	test/readme_examples.pl README.md
+	test/readme_examples.pl
 
 .PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme bench installcheck-cpu \
 	installcheck-gpu

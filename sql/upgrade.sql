@@ -1,4 +1,4 @@
--- A fresh install of the current version (mergepath--0.5.sql) and an
+-- A fresh install of the current version (mergepath.sql) and an
 -- install of each earlier version upgraded with ALTER EXTENSION ... UPDATE
 -- must give the same objects: every function and aggregate with its
 -- definition (arguments, result, properties, C symbol), an aggregate's
