@@ -1,7 +1,8 @@
 #!/usr/bin/perl
-# Runs every ```sql example of README.md against the server that the PG*
-# variables reach and compares what psql prints with the output the README
-# shows, so that the examples cannot drift from what the extension does.
+# Runs every ```sql example of README.md and docs/*.md against the server
+# that the PG* variables reach and compares what psql prints with the output
+# the document shows, so that the examples cannot drift from what the
+# extension does.
 #
 # Each ```sql block runs in a fresh session of a fresh database that has
 # only the extension, so a block must create the tables it uses.  Within a
@@ -18,16 +19,13 @@
 # expected output must still run without an error; a comment after a blank
 # line is prose.
 #
-# usage: test/readme_examples.pl [README.md]   (exit 1 on any difference)
+# usage: test/readme_examples.pl [FILE.md ...]   (default README.md docs/*.md;
+#        exit 1 on any difference)
 use strict;
 use warnings;
 
-my $readme = shift // 'README.md';
+my @files = @ARGV ? @ARGV : ('README.md', glob('docs/*.md'));
 my $db = 'mergepath_readme_examples';
-open my $fh, '<', $readme or die "$readme: $!\n";
-my @lines = <$fh>;
-close $fh;
-chomp @lines;
 
 # The code of a line and its trailing comment ('--' outside quotes).
 sub split_comment {
@@ -42,44 +40,50 @@ sub split_comment {
 	return ($line, undef);
 }
 
-# blocks: { line => first line number, stmts => [ { sql, line, inline => [],
-# expect => [] } ] }
+# blocks: { file, line => first line number, stmts => [ { sql, line,
+# inline => [], expect => [] } ] }
 my @blocks;
-for (my $n = 0; $n < @lines; $n++) {
-	next unless $lines[$n] =~ /^```sql\s*$/;
-	my $block = { line => $n + 1, stmts => [] };
-	my ($cur, $last, $gap) = (undef, undef, 1);
-	for ($n++; $n < @lines && $lines[$n] !~ /^```/; $n++) {
-		my $line = $lines[$n];
-		my ($code, $comment) = split_comment($line);
-		if ($line =~ /^\s*$/) {
-			die "$readme:" . ($n + 1) . ": blank line inside a statement\n" if $cur;
-			$gap = 1;
-		} elsif ($code =~ /^\s*$/) {
-			# a comment line: output of the statement just above, or prose
-			if (!$cur && $last && !$gap) {
-				die "$readme:" . ($n + 1) . ": output both inline and below\n"
-					if @{$last->{inline}};
-				$comment =~ s/^ //;
-				push @{$last->{expect}}, $comment;
-			} else {
+for my $readme (@files) {
+	open my $fh, '<', $readme or die "$readme: $!\n";
+	my @lines = <$fh>;
+	close $fh;
+	chomp @lines;
+	for (my $n = 0; $n < @lines; $n++) {
+		next unless $lines[$n] =~ /^```sql\s*$/;
+		my $block = { file => $readme, line => $n + 1, stmts => [] };
+		my ($cur, $last, $gap) = (undef, undef, 1);
+		for ($n++; $n < @lines && $lines[$n] !~ /^```/; $n++) {
+			my $line = $lines[$n];
+			my ($code, $comment) = split_comment($line);
+			if ($line =~ /^\s*$/) {
+				die "$readme:" . ($n + 1) . ": blank line inside a statement\n" if $cur;
 				$gap = 1;
-			}
-		} else {
-			$cur //= { sql => '', line => $n + 1, inline => [], expect => [] };
-			$cur->{sql} .= "$line\n";
-			if (defined $comment) {
-				$comment =~ s/^\s+|\s+$//g;
-				push @{$cur->{inline}}, $comment;
-			}
-			if ($code =~ /;\s*$/) {
-				push @{$block->{stmts}}, $cur;
-				($last, $cur, $gap) = ($cur, undef, 0);
+			} elsif ($code =~ /^\s*$/) {
+				# a comment line: output of the statement just above, or prose
+				if (!$cur && $last && !$gap) {
+					die "$readme:" . ($n + 1) . ": output both inline and below\n"
+						if @{$last->{inline}};
+					$comment =~ s/^ //;
+					push @{$last->{expect}}, $comment;
+				} else {
+					$gap = 1;
+				}
+			} else {
+				$cur //= { sql => '', line => $n + 1, inline => [], expect => [] };
+				$cur->{sql} .= "$line\n";
+				if (defined $comment) {
+					$comment =~ s/^\s+|\s+$//g;
+					push @{$cur->{inline}}, $comment;
+				}
+				if ($code =~ /;\s*$/) {
+					push @{$block->{stmts}}, $cur;
+					($last, $cur, $gap) = ($cur, undef, 0);
+				}
 			}
 		}
+		die "$readme:$block->{line}: a statement without its ';'\n" if $cur;
+		push @blocks, $block;
 	}
-	die "$readme:$block->{line}: a statement without its ';'\n" if $cur;
-	push @blocks, $block;
 }
 
 sub psql {
@@ -146,13 +150,13 @@ for my $block (@blocks) {
 		next if $ok;
 		$failed++;
 		my $what = @want ? 'shows' : 'expects no error';
-		print "$readme:$s->{line}: the README $what\n";
+		print "$block->{file}:$s->{line}: the document $what\n";
 		print "    $_\n" for @want;
 		print "  psql printed\n";
 		print "    $_\n" for @got;
 	}
 }
 psql('postgres', "DROP DATABASE IF EXISTS $db;\n");
-printf "%d README blocks, %d statements run, %d outputs compared, %d differ\n",
-	scalar @blocks, $run, $checked, $failed;
+printf "%d blocks of %d documents, %d statements run, %d outputs compared, %d differ\n",
+	scalar @blocks, scalar @files, $run, $checked, $failed;
 exit($failed ? 1 : 0);

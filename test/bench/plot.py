@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws the README's throughput plot from the tables that
+"""Draws the throughput plot of docs/performance.md from the tables that
 test/bench/throughput.sh prints: elements a second against size, for
 mergepath's GPU and CPU backends beside CUB, Thrust, the C++ library,
 PostgreSQL's own operators and intarray; merge and sort of int32 keys, on

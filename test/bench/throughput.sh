@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures behind the README's throughput plot, on a GPU host: merge and
+# The figures behind the throughput plot of docs/performance.md, on a GPU host: merge and
 # sort of int32 keys at the kernel level (mergepath's GPU and CPU backends
 # beside CUB, Thrust and the C++ library) and at the SQL level (gpu_merge
 # and gpu_sort on each backend beside PostgreSQL's own operators and
