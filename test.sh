@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The tests, from a fresh Debian 12 machine: installs what is missing, builds
 # everything (the CUDA backend too where nvcc is found, warnings as errors),
-# installs the extension, then runs the C tests of the backends and the
-# pg_regress suite on a throwaway PostgreSQL, with mergepath.device forced to
-# cpu and left at auto, and checks every SQL example of the README against
-# the output it shows.  About 5 minutes on 2 cores.  The GPU tests are
+# installs the extension, then runs the C tests of the backends (--quick
+# sizes), the pg_regress suite on a throwaway PostgreSQL (mergepath.device
+# at auto: the GPU where there is one, else the CPU backend), and every SQL
+# example of README.md and docs/ against the output it shows.  About 5
+# minutes on 2 cores, the build 1.5 of them.  CI runs the full-size C tests
+# and the suite with the CPU forced after it (.ci/run); the GPU tests are
 # test/gpu-tests.sh, on a GPU host.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -14,47 +16,85 @@ start=$SECONDS
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 passed=0 failed=0
+logs=$(mktemp -d /tmp/mergepath-test.XXXXXX)
 
-step() {
-	local name=$1 t0=$SECONDS; shift
-	echo "== $name ..."
-	if "$@"; then
-		passed=$((passed + 1)); echo "== $name: ok ($((SECONDS - t0)) s)"
+# How a step ended: its summary, or the end of its log.
+ended() {
+	local name=$1 st=$2 secs=$3
+	if [ "$st" -eq 0 ]; then
+		passed=$((passed + 1)); echo "== $name: ok ($secs s)"
+		[ -s "$logs/$name.summary" ] && cat "$logs/$name.summary"
 	else
-		failed=$((failed + 1)); echo "== $name: FAILED ($((SECONDS - t0)) s)"
+		failed=$((failed + 1)); echo "== $name: FAILED ($secs s)"
+		tail -n 40 "$logs/$name.log"
 	fi
+	return 0
+}
+
+# Steps side by side (name:function ...), with a line every 15 s while any
+# runs; each step's output goes to its log.
+steps() {
+	local t0=$SECONDS ticker names=() pids=()
+	for s in "$@"; do
+		names+=("${s%%:*}")
+		"${s#*:}" >"$logs/${s%%:*}.log" 2>&1 &
+		pids+=($!)
+	done
+	echo "== ${names[*]} ..."
+	(while sleep 15; do echo "   ${names[*]}: $((SECONDS - t0)) s"; done) &
+	ticker=$!
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}"
+		ended "${names[$i]}" $? $((SECONDS - t0))
+	done
+	kill $ticker; wait $ticker 2>/dev/null
 }
 
 build() {
-	# compiler lines only when something goes wrong
-	local log; log=$(mktemp)
-	make -j"$(nproc)" WERROR=1 all test/test_backends >"$log" 2>&1 ||
-		{ cat "$log"; rm -f "$log"; return 1; }
-	grep '^mergepath:' "$log"
-	rm -f "$log"
+	# the build's own note (no nvcc: the CPU backend alone) in the summary
+	make -j"$(nproc)" WERROR=1 all test/test_backends || return 1
+	grep '^mergepath:' "$logs/build.log" | sed 's/^/   /' >"$logs/build.summary" || true
 }
 
 c_tests() {
-	# the suites in two processes, a line as each ends (on a machine with a
-	# GPU, each process tests both backends)
-	test/test_backends --suite search,rows,merge & local a=$!
-	test/test_backends --suite sort,setops & local b=$!
+	# the suites in two processes; a line a backend in the summary
+	test/test_backends --quick --suite search,rows,merge >"$logs/c1.log" 2>&1 & local a=$!
+	test/test_backends --quick --suite sort,setops,runs >"$logs/c2.log" 2>&1 & local b=$!
 	local st=0
 	wait $a || st=1
 	wait $b || st=1
+	cat "$logs/c1.log" "$logs/c2.log"
+	awk '/ backend, .* checks, / { n[$1] += $4; s[$1]++ }
+		/backend: FAILED/ { f[$1] = 1 }
+		/^gpu backend: no GPU here/ { nogpu = 1 }
+		END {
+			for (b in n)
+				printf "   %s backend: %d suites, %d checks, %s\n", b, s[b], n[b],
+					f[b] ? "FAILED" : "all passed"
+			if (nogpu) print "   gpu backend: no GPU here, checked that it says so"
+		}' "$logs/c1.log" "$logs/c2.log" >"$logs/c-tests.summary"
 	return $st
 }
 
 regress() {
-	# $1: make target; the diffs are shown when it fails
-	pg_virtualenv make -s "$1" WERROR=1 || { cat regression.diffs 2>/dev/null; return 1; }
+	pg_virtualenv make -s installcheck WERROR=1 || { cat regression.diffs 2>/dev/null; return 1; }
+	grep -E 'tests passed|failed' "$logs/regress.log" | sed 's/^ */   /' >"$logs/regress.summary"
 }
 
-step build build
-step install $sudo make -s install WERROR=1
-step c-tests c_tests
-step regress-cpu regress installcheck-cpu
-step regress-auto regress installcheck
-step readme-examples pg_virtualenv test/readme_examples.pl README.md
+examples() {
+	pg_virtualenv test/readme_examples.pl &&
+		grep -E 'blocks of' "$logs/doc-examples.log" | sed 's/^/   /' >"$logs/doc-examples.summary"
+}
+
+install() {
+	$sudo make -s install WERROR=1
+}
+
+steps build:build
+steps install:install
+# the C tests take two processes, pg_regress mostly one: side by side
+steps c-tests:c_tests regress:regress
+steps doc-examples:examples
 echo "$passed passed, $failed failed ($((SECONDS - start)) s in all)"
+[ "$failed" -eq 0 ] && rm -rf "$logs"
 [ "$failed" -eq 0 ]

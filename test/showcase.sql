@@ -1,12 +1,35 @@
 -- mergepath, shown: run by showcase.sh against a throwaway server.
 \set ON_ERROR_STOP 1
 \pset footer off
--- long values (a GPU's absence explained, a plan line) wrap at 80 columns
-\pset format wrapped
-\pset columns 80
+\pset format aligned
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS mergepath;
 CREATE EXTENSION mergepath;
+
+-- long lines (a GPU's absence explained, a plan line) broken at a space
+-- before the 79th column, the rest indented under the line's start
+CREATE FUNCTION pg_temp.wrap(line text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  ind text := substring(line from '^ *') || '    ';
+  cut int;
+BEGIN
+  WHILE length(line) > 78 LOOP
+    cut := 79 - strpos(reverse(left(line, 78)), ' ');
+    IF cut > 78 OR cut <= length(ind) THEN
+      cut := 79;
+    END IF;
+    RETURN NEXT rtrim(left(line, cut - 1));
+    line := ind || ltrim(substr(line, cut));
+  END LOOP;
+  RETURN NEXT line;
+END $$;
+CREATE FUNCTION pg_temp.explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || query LOOP
+    RETURN QUERY SELECT pg_temp.wrap(line);
+  END LOOP;
+END $$;
 
 SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu,
        mergepath_info()->'gpu'->>'name' AS gpu_name,
@@ -17,7 +40,7 @@ SELECT mergepath_info()->'gpu'->>'available' = 'true' AS have_gpu,
 \echo '== No usable GPU here, so everything below runs on the CPU backend'
 \echo '   (same answers; the GPU columns of the timings are left out). The reason:'
 \pset tuples_only on
-SELECT :'no_gpu_reason';
+SELECT pg_temp.wrap(' ' || :'no_gpu_reason');
 \pset tuples_only off
 \endif
 
@@ -46,8 +69,8 @@ SELECT gpu_sort('{3,NaN,-0,1,0,-Infinity}'::float8[]) AS sorted,
        gpu_unique(gpu_sort('{3,1,3,2,1}'::int4[])) AS distinct_values;
 \echo '== aggregates: a column, or sorted arrays, into one sorted array'
 SELECT shop, gpu_sort_agg(amount) AS amounts FROM orders WHERE shop < 3 GROUP BY shop ORDER BY shop;
-SELECT gpu_merge_agg(a) AS shops_0_to_2
-FROM (SELECT array_agg(amount ORDER BY amount) AS a FROM orders WHERE shop < 3 GROUP BY shop) s;
+SELECT gpu_merge_agg(a) AS shops_0_and_1
+FROM (SELECT array_agg(amount ORDER BY amount) AS a FROM orders WHERE shop < 2 GROUP BY shop) s;
 
 \echo '== unsorted input is refused, and the error says where'
 \set ON_ERROR_STOP 0
@@ -57,13 +80,23 @@ SELECT gpu_merge('{1,5,3}'::int4[], '{2}'::int4[]);
 \echo '== which backend ran, and what the GPU backend sees'
 SET mergepath.device = cpu;
 SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
-SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_cpu;
+\pset tuples_only on
+\echo '   the last call (mergepath_info()->''last_call''):'
+SELECT pg_temp.wrap(format('     %s: %s', key, value))
+FROM jsonb_each_text(mergepath_info()->'last_call');
 RESET mergepath.device;
-SELECT jsonb_pretty(mergepath_info()->'gpu') AS gpu;
+\echo '   the GPU (mergepath_info()->''gpu''):'
+SELECT pg_temp.wrap(format('     %s: %s', key, value))
+FROM jsonb_each_text(mergepath_info()->'gpu');
+\pset tuples_only off
 \if :have_gpu
 SET mergepath.device = gpu;
 SELECT cardinality(gpu_merge(ARRAY(SELECT generate_series(1, 500000, 2)), ARRAY(SELECT generate_series(2, 500000, 2))));
-SELECT jsonb_pretty(mergepath_info()->'last_call') AS last_call_on_gpu;
+\pset tuples_only on
+\echo '   the last call, on the GPU:'
+SELECT pg_temp.wrap(format('     %s: %s', key, value))
+FROM jsonb_each_text(mergepath_info()->'last_call');
+\pset tuples_only off
 RESET mergepath.device;
 \endif
 \echo '== MergepathSort: a plain ORDER BY; the node in the place of PostgreSQL''s Sort'
@@ -76,25 +109,21 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TEMP TABLE sales AS
 SELECT (random() * 1e6)::int4 AS customer, random() * 100 AS amount FROM generate_series(1, 1000000);
 ANALYZE sales;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
-SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
+SELECT pg_temp.explain($q$SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s$q$);
 \echo '== the same query with PostgreSQL''s own Sort (mergepath.enable_sort = off)'
 SET mergepath.enable_sort = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
-SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s;
+SELECT pg_temp.explain($q$SELECT sum(amount) FROM (SELECT * FROM sales ORDER BY customer, amount DESC OFFSET 0) s$q$);
 RESET mergepath.enable_sort;
 \echo '== MergepathJoin: a plain equi-join; the node in the place of a Hash Join'
 CREATE TEMP TABLE customers AS
 SELECT i AS customer, 'customer ' || i AS name FROM generate_series(1, 1000000) i;
 ANALYZE customers;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
-SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
+SELECT pg_temp.explain($q$SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer$q$);
 \echo '== the same join with PostgreSQL''s own plan (mergepath.enable_join = off)'
 SET mergepath.enable_join = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)
-SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer;
+SELECT pg_temp.explain($q$SELECT count(*), sum(s.amount) FROM sales s JOIN customers c ON c.customer = s.customer$q$);
 RESET mergepath.enable_join;
-\pset format wrapped
+\pset format aligned
 \pset tuples_only off
 \echo
 \echo '== timings: gpu_merge and the set operations beside PostgreSQL, at the array'

@@ -26,14 +26,14 @@ BEGIN
 END $$;
 
 -- the same with mergepath.device set to device for the query ('' leaves it)
-CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int) RETURNS numeric
-LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.on_backend(device text, query text, reps int, warm_up bool DEFAULT true)
+RETURNS numeric LANGUAGE plpgsql AS $$
 DECLARE ms numeric;
 BEGIN
   IF device <> '' THEN
     PERFORM set_config('mergepath.device', device, true);
   END IF;
-  ms := pg_temp.median_ms(query, reps);
+  ms := pg_temp.median_ms(query, reps, warm_up);
   PERFORM set_config('mergepath.device', 'auto', true);
   RETURN ms;
 END $$;
