@@ -37,11 +37,16 @@ steps() {
 	local t0=$SECONDS ticker names=() pids=()
 	for s in "$@"; do
 		names+=("${s%%:*}")
-		"${s#*:}" >"$logs/${s%%:*}.log" 2>&1 &
+		{ "${s#*:}" >"$logs/${s%%:*}.log" 2>&1; st=$?; touch "$logs/${s%%:*}.done"; exit $st; } &
 		pids+=($!)
 	done
 	echo "== ${names[*]} ..."
-	(while sleep 15; do echo "   ${names[*]}: $((SECONDS - t0)) s"; done) &
+	# the steps still running, every 15 s
+	(while sleep 15; do
+		running=()
+		for n in "${names[@]}"; do [ -e "$logs/$n.done" ] || running+=("$n"); done
+		echo "   ${running[*]}: $((SECONDS - t0)) s"
+	done) &
 	ticker=$!
 	for i in "${!pids[@]}"; do
 		wait "${pids[$i]}"
