@@ -51,6 +51,9 @@ static int	slot_fd = -1;
 static bool exit_hook_set = false;
 static char gpu_unusable_reason[256];
 
+static const char slots_taken[] =
+	"every GPU slot (mergepath.max_gpu_backends) is held by another backend";
+
 /*
  * Shared with the release thread, under gpu_lock: gpu_ready and gpu_slot
  * above, how many pieces of GPU work are under way (the thread releases
@@ -309,7 +312,7 @@ gpu_acquire(const char **why)
 	}
 	if (!take_slot())
 	{
-		*why = "every GPU slot (mergepath.max_gpu_backends) is held by another backend";
+		*why = slots_taken;
 		return MP_NO_DEVICE;
 	}
 
@@ -383,6 +386,21 @@ report_gpu_failure(const char *fname, mp_status st, const char *why)
 }
 
 /*
+ * Why the CPU ran a call that the GPU could not take, as EXPLAIN and
+ * mergepath_info()'s last call show it: short enough for a plan's line;
+ * the full reason is in errors and in mergepath_info()'s "gpu" member.
+ */
+static void
+unavailable_note(const char *why, char *note, size_t note_size)
+{
+	if (gpu_unusable)
+		why = "no usable GPU, see mergepath_info()";
+	else if (why == slots_taken)
+		why = "every GPU slot is taken";
+	snprintf(note, note_size, "GPU unavailable: %s", why);
+}
+
+/*
  * mp_run's GPU part, inside mp_gpu_begin .. mp_gpu_end: true when the GPU ran
  * the work (its status in *st), false when the CPU is to run it (why in
  * note).  With mergepath.device = gpu every failure is raised here.
@@ -397,7 +415,7 @@ run_on_gpu(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st, char *no
 	{
 		if (mp_device == MP_DEVICE_GPU)
 			report_gpu_failure(fname, *st, why);
-		snprintf(note, note_size, "GPU unavailable: %s", why);
+		unavailable_note(why, note, note_size);
 		return false;
 	}
 	for (;;)

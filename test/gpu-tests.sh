@@ -282,7 +282,7 @@ slot_limit() {
 	psql -X -q -c "ALTER SYSTEM RESET mergepath.max_gpu_backends" -c "SELECT pg_reload_conf()" >/dev/null
 	echo "auto, second backend: $auto"
 	echo "gpu, second backend: $gpu"
-	[[ $auto == *"cpu|GPU unavailable: every GPU slot"* ]] && [[ $gpu == *"every GPU slot"* ]]
+	[[ $auto == *"cpu|GPU unavailable: every GPU slot is taken"* ]] && [[ $gpu == *"every GPU slot"* ]]
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
