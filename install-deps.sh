@@ -16,15 +16,27 @@ done
 if [ ${#need[@]} -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "installing: ${need[*]} (apt-get, a minute or two) ..."
-	# apt's own lines (and debconf's notes) only when something goes wrong
+	[ -z "$sudo" ] || sudo -v	# a password, if sudo asks, before the work
+	echo "installing with apt-get (a minute or two):"
+	echo "${need[*]}" | fold -s -w 74 | sed 's/^/  /'
+	# apt's own lines (and debconf's notes) only when something goes wrong;
+	# a line every 15 s while it works
 	log=$(mktemp)
-	if ! { $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q "${need[@]}"; } >"$log" 2>&1; then
+	{ $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q "${need[@]}"; } >"$log" 2>&1 &
+	apt=$! t0=$SECONDS
+	while kill -0 $apt 2>/dev/null; do
+		for _ in $(seq 1 15); do
+			sleep 1
+			kill -0 $apt 2>/dev/null || break
+		done
+		kill -0 $apt 2>/dev/null && echo "  ... apt-get, $((SECONDS - t0)) s"
+	done
+	if ! wait $apt; then
 		cat "$log"; rm -f "$log"
 		echo "install-deps.sh: apt-get failed" >&2
 		exit 1
 	fi
 	rm -f "$log"
-	echo "installed"
+	echo "installed ($((SECONDS - t0)) s)"
 fi

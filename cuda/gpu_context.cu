@@ -209,7 +209,8 @@ clock_ms()
  * beside its copy.  Only transfers of THREADED_FROM bytes or more take
  * mergepath.cpu_threads threads: below that the copies are a few
  * milliseconds, and many sessions making such calls at once would only
- * crowd the processors (see test/bench/NOTES.md).
+ * crowd the processors (test/bench/NOTES.md, "The staging ring's host
+ * copies on threads").
  */
 constexpr int64_t COPY_PART = (int64_t) 1 << 20;
 constexpr size_t THREADED_FROM = (size_t) 32 << 20;

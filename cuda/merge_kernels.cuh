@@ -41,7 +41,8 @@
 namespace mp
 {
 
-/* Block shape per element size, tuned on an H100 (see test/bench/NOTES.md). */
+/* Block shape per element size, tuned on an H100
+ * (test/bench/NOTES.md, "gpu_merge kernel"). */
 template <typename T>
 struct merge_shape
 {
@@ -808,8 +809,8 @@ merge_tile(const T *__restrict__ a, int64_t na, const T *__restrict__ b,
  * boundary is searched twice, by the tiles on either side, with the same
  * arguments, so they agree on it whatever the input.  At 1M a side this
  * takes 3 us off the merge: the second launch, the wait for the partition
- * grid to end and the round trip of its splits through memory (see
- * test/bench/NOTES.md).
+ * grid to end and the round trip of its splits through memory
+ * (test/bench/NOTES.md, "Merge at 1M a side").
  */
 template <typename T, int NT, int VT, int MINB>
 __global__ void __launch_bounds__(NT, MINB)
@@ -929,7 +930,8 @@ merge_any_parts_bytes(int64_t na, int64_t nb)
  * that small search their tiles' boundaries in the tiles.  On the H200 at
  * 1M a side that is 0.012-0.016 ms against 0.014-0.018 with the partition
  * kernel; from 3M a side (tiles of 128 x 39) the two are level for 4-byte
- * keys, and at 10M the partition kernel is faster (see NOTES.md).
+ * keys, and at 10M the partition kernel is faster (test/bench/NOTES.md,
+ * "Small merges without a partition kernel").
  */
 template <typename T>
 inline cudaError_t

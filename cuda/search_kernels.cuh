@@ -71,7 +71,8 @@ struct search_out_type<OUT_MISSING>
 	typedef uint8_t type;
 };
 
-/* Block shape per element size (see test/bench/NOTES.md). */
+/* Block shape per element size (test/bench/NOTES.md, "Sorted search and
+ * joins of arrays"). */
 template <typename T>
 struct search_shape
 {

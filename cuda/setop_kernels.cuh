@@ -50,7 +50,8 @@
 namespace mp
 {
 
-/* Block shape per element size, tuned on an H100 (see test/bench/NOTES.md). */
+/* Block shape per element size, tuned on an H100
+ * (test/bench/NOTES.md, "Set operations"). */
 template <typename T>
 struct setop_shape
 {
@@ -70,7 +71,7 @@ struct setop_shape
  * refuses more).  Each word has a 32-byte sector to itself (STRIDE words):
  * packed, the words of neighbouring tiles, written by different SMs, share
  * sectors that every look-back reads, and that cost intersect 5% on an H100
- * (see NOTES.md).
+ * (test/bench/NOTES.md, "v10: chain words a sector apart").
  */
 struct setop_chain
 {

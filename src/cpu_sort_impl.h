@@ -90,7 +90,7 @@ MP_NAME(small_sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch)
  * instead of four and eight a byte at a time.  A pass is bound by its
  * scattered stores, not by the buckets' count: 2048 buckets' open lines
  * (128 kB) stay in the core's L2.  On the GPU host, 10M int4 in 380 ms
- * against 470 (test/bench/NOTES.md).
+ * against 470 (test/bench/NOTES.md, "The CPU sort: 11-bit digits").
  */
 #define MP_RADIX_BITS 11
 #define MP_RADIX (1 << MP_RADIX_BITS)

@@ -467,7 +467,8 @@ run_on_gpu_bracketed(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st
 /*
  * Where mergepath.device = auto starts to use the GPU, operation by
  * operation: the crossovers test/bench/crossover.sql measured on the H200
- * host (test/bench/NOTES.md, "Per-operation crossovers"), in input elements
+ * host (test/bench/NOTES.md, "Payloads, outer joins and per-operation
+ * thresholds"), in input elements
  * (rows for the aggregates): the smallest size from which the GPU was faster
  * at every larger size.  -1: never, the CPU was faster at every size
  * measured.  The nodes keep the single threshold measured before (the sort

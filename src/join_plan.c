@@ -21,7 +21,7 @@
  * for the join types that need no knowledge of the other workers' matches.
  *
  * The cost (cpu_operator_cost units a row; MP_JOIN_*) is calibrated against
- * the Hash Join's (test/bench/merge_join.sh, test/bench/NOTES.md): keeping
+ * the Hash Join's (test/bench/merge_join.sh; test/bench/NOTES.md, "MergepathJoin"): keeping
  * a row with its key, sorting the keys (radix passes: no log n), finding
  * each key's partners, and forming each pair.  The sort is costed as the
  * CPU backend's unless mergepath.device is gpu.  The node holds both inputs, so it is not offered
