@@ -43,7 +43,7 @@ else
 GPU_OBJS = src/gpu_absent.o
 # said once, by the make that builds (not by install or the test targets)
 ifeq ($(MAKELEVEL)$(filter-out all test/test_backends,$(or $(MAKECMDGOALS),all)),0)
-$(info mergepath: no nvcc found (set NVCC or CUDA_HOME); building the CPU backend only)
+$(info mergepath: no nvcc (set NVCC or CUDA_HOME): the CPU backend only)
 endif
 endif
 
