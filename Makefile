@@ -31,16 +31,20 @@ NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>
 CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 
-GLUE_OBJS = src/mergepath.o src/arrays.o src/dispatch.o src/merge.o src/setops.o src/search.o \
-	src/join.o src/sort.o src/aggregates.o src/sort_plan.o src/sort_node.o \
-	src/join_plan.o src/join_node.o src/node_memory.o src/rowsort.o
-CPU_OBJS = src/cpu_backend.o src/cpu_rows.o src/cpu_threads.o
+# The layers, each a folder (docs/architecture.md): the SQL functions'
+# entry points, the executor nodes and their planner hooks, the run of an
+# operation on a backend, the module's settings; then the backends behind
+# the C API (src/api): the CPU's and the CUDA one.
+FUNCTION_OBJS = $(patsubst %.c,%.o,$(wildcard src/functions/*.c))
+NODE_OBJS = $(patsubst %.c,%.o,$(wildcard src/nodes/*.c))
+RUN_OBJS = $(patsubst %.c,%.o,$(wildcard src/run/*.c))
+GLUE_OBJS = src/module.o $(FUNCTION_OBJS) $(NODE_OBJS) $(RUN_OBJS)
+CPU_OBJS = $(patsubst %.c,%.o,$(wildcard src/cpu/*.c))
 ifneq ($(NVCC),)
-GPU_OBJS = cuda/gpu_context.o cuda/gpu_merge.o cuda/gpu_setops.o cuda/gpu_search.o \
-	cuda/gpu_sort.o cuda/gpu_rows.o cuda/gpu_runs.o
+GPU_OBJS = $(patsubst %.cu,%.o,$(wildcard cuda/host/*.cu))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lstdc++ -lrt -ldl -lpthread
 else
-GPU_OBJS = src/gpu_absent.o
+GPU_OBJS = cuda/absent.o
 # said once, by the make that builds (not by install or the test targets)
 ifeq ($(MAKELEVEL)$(filter-out all test/test_backends,$(or $(MAKECMDGOALS),all)),0)
 $(info mergepath: no nvcc (set NVCC or CUDA_HOME): the CPU backend only)
@@ -49,11 +53,12 @@ endif
 
 OBJS = $(GLUE_OBJS) $(CPU_OBJS) $(GPU_OBJS)
 SHLIB_LINK += $(CUDA_LIBS) -lpthread
+
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
 EXTRA_CLEAN = .build-flags cuda/.build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
-	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu cuda/*.o
+	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu cuda/host/*.o cuda/absent.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -77,23 +82,24 @@ CUDA_BUILD_FLAGS = $(NVCC) $(NVCC_FLAGS)
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 cuda/.build-flags: FORCE
 	@echo '$(CUDA_BUILD_FLAGS)' | cmp -s - $@ || echo '$(CUDA_BUILD_FLAGS)' >$@
-$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: .build-flags
+$(GLUE_OBJS) $(CPU_OBJS) cuda/absent.o: .build-flags
 $(GPU_OBJS): cuda/.build-flags
 .PHONY: FORCE
-CUDA_HEADERS = $(wildcard cuda/*.cuh) src/mergepath.h src/mp_order.h
+API_HEADERS = src/api/mp_api.h src/api/mp_order.h
+CUDA_HEADERS = $(wildcard cuda/kernels/*.cuh cuda/host/*.cuh) $(API_HEADERS)
 
-cuda/%.o: cuda/%.cu $(CUDA_HEADERS)
+cuda/host/%.o: cuda/host/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(GLUE_OBJS) $(CPU_OBJS) src/gpu_absent.o: src/mergepath.h src/mp_order.h src/mp_glue.h src/pg_compat.h \
-	src/mp_nodes.h src/rowsort.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h src/cpu_search_impl.h \
-	src/cpu_sort_impl.h src/cpu_kway_impl.h
+CPU_HEADERS = $(wildcard src/cpu/*.h) $(API_HEADERS)
+$(CPU_OBJS) cuda/absent.o: $(CPU_HEADERS)
+$(GLUE_OBJS): $(wildcard src/*.h src/*/*.h)
 
 # C tests: the backends alone, no server.
 TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c \
 	test/test_sort.c test/test_rows.c test/test_runs.c
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
-	src/mergepath.h
+	$(API_HEADERS)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
 		$(CUDA_LIBS) -lpthread -lm
 
@@ -106,12 +112,11 @@ check-c: test/test_backends
 # UndefinedBehaviorSanitizer (no CUDA: the GPU's own checks are
 # compute-sanitizer's, test/gpu-tests.sh); the suites in two processes.
 SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-CPU_SRCS = src/cpu_backend.c src/cpu_rows.c src/cpu_threads.c
-test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS) src/gpu_absent.c \
-	src/mergepath.h src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
-	src/cpu_search_impl.h src/cpu_sort_impl.h src/cpu_kway_impl.h
+CPU_SRCS = $(wildcard src/cpu/*.c)
+test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS) cuda/absent.c \
+	$(CPU_HEADERS)
 	$(CC) -std=gnu11 $(SAN_FLAGS) $(PG_CFLAGS) -Isrc -o $@ $(TEST_SRCS) $(CPU_SRCS) \
-		src/gpu_absent.c -lpthread -lm
+		cuda/absent.c -lpthread -lm
 
 check-c-sanitized: test/test_backends_san
 	test/test_backends_san --cpu --suite search,rows,merge & a=$$!; \
@@ -124,9 +129,7 @@ check-c-sanitized: test/test_backends_san
 # corpus.hex, keeping one input per coverage edge.
 CLANG ?= clang
 FUZZ_SECONDS ?= 60
-test/fuzz/fuzz_cpu: test/fuzz/fuzz_cpu.c test/reference.h $(CPU_SRCS) src/mergepath.h \
-	src/mp_order.h src/cpu_impl.h src/cpu_merge_impl.h src/cpu_setop_impl.h \
-	src/cpu_search_impl.h src/cpu_sort_impl.h
+test/fuzz/fuzz_cpu: test/fuzz/fuzz_cpu.c test/reference.h $(CPU_SRCS) $(CPU_HEADERS)
 	$(CLANG) -std=gnu11 $(SAN_FLAGS) -fsanitize=fuzzer -Wall -Wextra -Wno-unused-parameter \
 		-Wno-sign-compare -Werror -Isrc -Itest -o $@ test/fuzz/fuzz_cpu.c $(CPU_SRCS) -lpthread -lm
 
@@ -170,5 +173,5 @@ check-readme:
 .PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme bench installcheck-cpu \
 	installcheck-gpu
 
-test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) src/mergepath.h
+test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) $(API_HEADERS)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ test/bench/bench_cpu.c $(CPU_OBJS) -lpthread -lm

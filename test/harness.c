@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "harness.h"
-#include "mp_order.h"
+#include "api/mp_order.h"
 #include "reference.h"
 
 static mp_status

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mergepath.h"
+#include "api/mp_api.h"
 
 /* A backend as the tests call it (the GPU's timings are dropped). */
 typedef struct backend

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "mergepath.h"
+#include "api/mp_api.h"
 
 /* -1, 0, 1 as PostgreSQL's btree comparison of two elements at p and q */
 static inline int

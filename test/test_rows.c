@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "mp_order.h"
+#include "api/mp_order.h"
 #include "reference.h"
 
 /* The words as the reference reads them. */

@@ -18,7 +18,7 @@
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 
-#include "mergepath.h"
+#include "api/mp_api.h"
 
 #define CK(call) \
 	do { \

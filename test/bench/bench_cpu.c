@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "mergepath.h"
-#include "mp_order.h"
+#include "api/mp_api.h"
+#include "api/mp_order.h"
 
 static double
 now_ms(void)

@@ -17,8 +17,8 @@
 #include <thrust/sort.h>
 
 #include "bench_common.cuh"
-#include "../../cuda/kway_kernels.cuh"
-#include "../../cuda/sort_kernels.cuh"
+#include "../../cuda/kernels/kway_kernels.cuh"
+#include "../../cuda/kernels/sort_kernels.cuh"
 
 static const int64_t run_counts[] = {2, 4, 8, 32, 128, 1000, 10000};
 

@@ -20,7 +20,7 @@
 #include <thrust/sort.h>
 
 #include "bench_common.cuh"
-#include "../../cuda/sort_kernels.cuh"
+#include "../../cuda/kernels/sort_kernels.cuh"
 
 /* Sprinkle NaNs (of both signs) over x: about one element in a hundred. */
 template <typename T>

@@ -1,0 +1,399 @@
+/*
+ * mp_api.h
+ *		The backend API: what the PostgreSQL glue asks of the CPU and CUDA
+ *		backends.
+ *
+ * Shared by src/ (C) and cuda/ (CUDA C++), so it includes no PostgreSQL
+ * header.  Backends never raise errors: every entry point returns an
+ * mp_status, and the glue alone turns it into an ereport.  Counts are 64-bit
+ * throughout.
+ */
+#ifndef MP_API_H
+#define MP_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Element types, one per SQL array type. */
+typedef enum mp_type
+{
+	MP_INT4,
+	MP_INT8,
+	MP_FLOAT4,
+	MP_FLOAT8
+} mp_type;
+
+static inline size_t
+mp_type_size(mp_type type)
+{
+	return (type == MP_INT4 || type == MP_FLOAT4) ? 4 : 8;
+}
+
+/*
+ * Multiset operations.  For a key that occurs m times in a and n times in b,
+ * the k-th copy in a is paired with the k-th copy in b; the result keeps, in
+ * ascending order, min(m, n) copies (intersect), max(m, n) (union),
+ * max(m - n, 0) (except) or |m - n| (symdiff).  Paired copies come from a;
+ * unpaired ones from the side that has them.
+ */
+typedef enum mp_setop
+{
+	MP_INTERSECT,
+	MP_UNION,
+	MP_EXCEPT,
+	MP_SYMDIFF
+} mp_setop;
+
+/* The most elements a set operation can return: the size of its output. */
+static inline int64_t
+mp_setop_capacity(mp_setop op, int64_t na, int64_t nb)
+{
+	switch (op)
+	{
+		case MP_INTERSECT:
+			return na < nb ? na : nb;
+		case MP_EXCEPT:
+			return na;
+		default:
+			return na + nb;
+	}
+}
+
+/* The fewest elements a set operation can return. */
+static inline int64_t
+mp_setop_minimum(mp_setop op, int64_t na, int64_t nb)
+{
+	switch (op)
+	{
+		case MP_UNION:
+			return na > nb ? na : nb;
+		case MP_EXCEPT:
+			return na > nb ? na - nb : 0;
+		case MP_SYMDIFF:
+			return na > nb ? na - nb : nb - na;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Sorted search: for each needle, how many haystack elements are below it
+ * (lower bound), not above it (upper bound), or equal to it (count).
+ */
+typedef enum mp_search
+{
+	MP_LOWER_BOUND,
+	MP_UPPER_BOUND,
+	MP_COUNT
+} mp_search;
+
+typedef enum mp_status
+{
+	MP_OK = 0,
+	MP_UNSORTED,				/* an input is not ascending: bad input */
+	MP_CANCELLED,				/* the interrupt poll asked to stop */
+	MP_NO_DEVICE,				/* no usable GPU (no driver, no device, no CUDA build) */
+	MP_OUT_OF_MEMORY,			/* device or pinned host memory exhausted */
+	MP_DEVICE_ERROR				/* any other CUDA failure */
+} mp_status;
+
+/*
+ * Polled between chunks of work.  Returns true when the caller wants the
+ * backend to stop; the backend then returns MP_CANCELLED with nothing left
+ * running, and the caller raises the error itself, so that no longjmp ever
+ * crosses backend code.
+ */
+typedef bool (*mp_poll_fn) (void);
+
+/* CPU backend (src/cpu/cpu_backend.c) */
+
+/*
+ * Merges a[0..na) and b[0..nb) into out[0..na+nb), stable (a first on ties).
+ * With check_sorted, returns MP_UNSORTED when an input is not ascending; the
+ * check rides on the merge itself.
+ */
+extern mp_status mp_cpu_merge(mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll);
+
+/*
+ * The set operation op of a[0..na) and b[0..nb) into out, which has room for
+ * mp_setop_capacity(op, na, nb) elements; *nout gets the result's length.
+ * Checks as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_setop(mp_setop op, mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out, int64_t *nout,
+							  bool check_sorted, mp_poll_fn poll);
+
+/*
+ * For each needles[j], out[j] = the kind of rank of it in hay[0..nh).  Both
+ * inputs ascending; nh below 2^31.  Checks both as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh,
+							   const void *needles, int64_t nn, int32_t *out,
+							   bool check_sorted, mp_poll_fn poll);
+
+/*
+ * The elements of a that occur in b (semi join), or that do not (anti join),
+ * in a's order and multiplicity, into out (room for na); *nout gets how many.
+ */
+extern mp_status mp_cpu_semijoin(bool anti, mp_type type, const void *a, int64_t na,
+								 const void *b, int64_t nb, void *out, int64_t *nout,
+								 bool check_sorted, mp_poll_fn poll);
+
+/*
+ * Inner equi-join of two sorted arrays: every pair (i, j), 0-based, with
+ * a[i] = b[j], ordered by i then j.  mp_cpu_join_count counts the pairs (and
+ * checks the inputs); a cursor then hands them out in pieces, so that the
+ * caller never holds more than one piece besides what it builds.
+ */
+typedef struct mp_join_cursor
+{
+	int64_t		i;				/* the a element being paired */
+	int64_t		j;				/* its next partner in b */
+	int64_t		lo;				/* b[lo..hi): the elements equal to a[i] */
+	int64_t		hi;
+	bool		started;		/* i is valid (zero the cursor to begin) */
+} mp_join_cursor;
+
+extern mp_status mp_cpu_join_count(mp_type type, const void *a, int64_t na, const void *b,
+								   int64_t nb, int64_t *npairs, bool check_sorted,
+								   mp_poll_fn poll);
+
+/* Up to cap next pairs into a_pos/b_pos; returns how many (0 at the end). */
+extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const void *b,
+								int64_t nb, mp_join_cursor *cursor, int32_t *a_pos,
+								int32_t *b_pos, int64_t cap);
+
+/*
+ * Sorts in[0..n) into out[0..n), stable (equal keys keep their input order;
+ * -0 and +0 are equal, as are all NaNs, which go last).  scratch has room
+ * for n elements; in is only read.  The order is mp_order.h's keys: a radix
+ * sort over them, or a merge sort below mp_cpu_sort_small elements (twice
+ * as many of 8 bytes; a tuning knob, set from bench_cpu --sort's crossover).
+ */
+extern int64_t mp_cpu_sort_small;
+
+/*
+ * Threads the CPU backend may use (mergepath.cpu_threads; src/cpu/cpu_threads.c):
+ * the sort and the row sort run on up to that many from 2 *
+ * MP_SORT_THREAD_MIN elements (rows) on, no thread getting fewer than
+ * MP_SORT_THREAD_MIN.
+ */
+extern int	mp_cpu_threads;
+
+#define MP_SORT_THREAD_MIN ((int64_t) 1 << 18)
+
+extern mp_status mp_cpu_sort(mp_type type, const void *in, int64_t n, void *out,
+							 void *scratch, mp_poll_fn poll);
+
+/*
+ * k-way merge: k ascending runs laid end to end, run r in[bounds[r] ..
+ * bounds[r + 1]) with bounds[0] = 0, merged stably (equal elements in run
+ * order) into out[0 .. bounds[k]).  The runs are not checked: callers check
+ * them as they collect them.
+ */
+extern mp_status mp_cpu_merge_runs(mp_type type, const void *in, const int64_t *bounds,
+								   int64_t k, void *out, mp_poll_fn poll);
+
+/*
+ * The same over runs of unsigned keys of word_bytes (4 or 8) bytes, giving
+ * the permutation: perm[j] is the index in keys of the j-th key merged
+ * (bounds[k] below 2^32).
+ */
+extern mp_status mp_cpu_merge_key_runs(int word_bytes, const void *keys,
+									   const int64_t *bounds, int64_t k, uint32_t *perm,
+									   mp_poll_fn poll);
+
+/*
+ * Row sorts, for the executor's sort node: the stable permutation that
+ * orders n rows (n below 2^32) by a composite unsigned key of nwords words,
+ * word 0 the least significant.  words holds word 0 of every row, then word
+ * 1 of every row, and so on, each word_bytes (4 or 8) wide with only its low
+ * bits[w] bits in use.  perm[k] gets the row that goes k-th; rows with equal
+ * keys keep their input order.
+ */
+typedef struct mp_row_keys
+{
+	int			nwords;
+	int			word_bytes;
+	const int  *bits;
+	const void *words;
+} mp_row_keys;
+
+/* Bytes of scratch mp_cpu_sort_rows needs for n rows. */
+static inline size_t
+mp_cpu_sort_rows_scratch(int64_t n)
+{
+	return (size_t) n * 2 * sizeof(uint64_t);
+}
+
+extern mp_status mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
+								  void *scratch, mp_poll_fn poll);
+
+/*
+ * The k-way merge of sorted runs of composite keys (laid out as for
+ * mp_cpu_sort_rows, n = bounds[k] rows, run r the rows [bounds[r],
+ * bounds[r + 1])), stable: perm[j] is the row merged j-th.  From a few
+ * hundred thousand rows on it is cut into parts of equal shares merged on
+ * up to mergepath.cpu_threads threads.  mp_cpu_merge_key_runs is its
+ * one-word case.
+ */
+extern mp_status mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds,
+									   int64_t k, uint32_t *perm, mp_poll_fn poll);
+
+/*
+ * dst[i] = src[perm[i]] for i in [0, n), records of rec_bytes bytes, on up
+ * to `threads` threads (mp_cpu_parallel): a gather whose random reads are
+ * many in flight at once.
+ */
+extern void mp_cpu_gather(void *dst, const void *src, size_t rec_bytes, const uint32_t *perm,
+						  int64_t n, int threads);
+
+/*
+ * Threads of the CPU backend (src/cpu/cpu_threads.c).  fn runs over [0, n) cut
+ * into up to `threads` contiguous parts of at least min_part each (never
+ * more parts than the machine has processors), one on the calling thread,
+ * the others on threads started for the call and joined before it returns.
+ * They run with every signal blocked, so the server's handlers stay on its
+ * own thread, and fn must not call PostgreSQL or allocate from it.  When a
+ * thread cannot be started, its part runs on the calling thread.
+ */
+typedef void (*mp_part_fn) (void *ctx, int64_t lo, int64_t hi);
+
+extern void mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *ctx);
+
+/*
+ * The first element of each run of equal keys of the ascending x[0..n) into
+ * out (room for n); *nout gets how many.  Checks as mp_cpu_merge does.
+ */
+extern mp_status mp_cpu_unique(mp_type type, const void *x, int64_t n, void *out,
+							   int64_t *nout, bool check_sorted, mp_poll_fn poll);
+
+/*
+ * Copies x[0..n) to out and returns the index of the first element that is
+ * less than its predecessor, or -1: a copy that checks on the way.
+ */
+extern int64_t mp_copy_checked(mp_type type, const void *x, int64_t n, void *out);
+
+/* Index of the first element that is less than its predecessor, or -1. */
+extern int64_t mp_first_unsorted(mp_type type, const void *x, int64_t n);
+
+/* CUDA backend (cuda/, or cuda/absent.c in a build without nvcc) */
+
+typedef struct mp_gpu_device
+{
+	char		name[256];
+	int			ordinal;
+	int			compute_major;
+	int			compute_minor;
+	int			multiprocessors;
+	int64_t		memory_total;
+	int64_t		memory_free;
+	int64_t		pool_bytes;		/* device memory this process keeps */
+	int64_t		pinned_bytes;	/* pinned host staging this process keeps */
+	int			runtime_version;
+	int			driver_version;
+} mp_gpu_device;
+
+/* Per-phase timings of the last GPU call, in milliseconds. */
+typedef struct mp_gpu_timing
+{
+	double		h2d_ms;			/* host arrays to the device, staged */
+	double		kernel_ms;		/* partition and tile kernels */
+	double		d2h_ms;			/* result back into the caller's buffer */
+	int64_t		bytes_h2d;
+	int64_t		bytes_d2h;
+	int			chunks;			/* staging-ring chunks moved */
+} mp_gpu_timing;
+
+/*
+ * Creates the CUDA context and the reusable buffers, once per process.  Must
+ * not be called before fork.  MP_NO_DEVICE when there is no usable GPU.
+ */
+extern mp_status mp_gpu_init(void);
+
+/* Frees every device and pinned buffer, at process exit (the context goes
+ * with the process). */
+extern void mp_gpu_shutdown(void);
+
+extern mp_status mp_gpu_describe(mp_gpu_device *dev);
+
+/* Frees the device pool when it holds more than keep_bytes (the next call
+ * allocates what it needs again); a no-op when the GPU is not set up. */
+extern void mp_gpu_trim(size_t keep_bytes);
+
+/* Gives back everything the process holds of the GPU, the CUDA context
+ * included; the next mp_gpu_init sets it up again. */
+extern void mp_gpu_release(void);
+
+/* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
+extern mp_status mp_gpu_merge(mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out,
+							  bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_setop. */
+extern mp_status mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na,
+							  const void *b, int64_t nb, void *out, int64_t *nout,
+							  bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_search. */
+extern mp_status mp_gpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh,
+							   const void *needles, int64_t nn, int32_t *out,
+							   bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_semijoin. */
+extern mp_status mp_gpu_semijoin(bool anti, mp_type type, const void *a, int64_t na,
+								 const void *b, int64_t nb, void *out, int64_t *nout,
+								 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/*
+ * The join on the device: counts the pairs into *npairs and, when there are
+ * at most max_pairs, builds them all in device memory, where
+ * mp_gpu_join_fetch reads them until the next GPU call.
+ */
+extern mp_status mp_gpu_join(mp_type type, const void *a, int64_t na, const void *b,
+							 int64_t nb, int64_t max_pairs, int64_t *npairs,
+							 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Pairs [first, first + count) of the last mp_gpu_join, 0-based. */
+extern mp_status mp_gpu_join_fetch(int64_t first, int64_t count, int32_t *a_pos,
+								   int32_t *b_pos, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_sort, without the scratch: the device has its own. */
+extern mp_status mp_gpu_sort(mp_type type, const void *in, int64_t n, void *out,
+							 mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_unique. */
+extern mp_status mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out,
+							   int64_t *nout, bool check_sorted, mp_poll_fn poll,
+							   mp_gpu_timing *timing);
+
+/* Same contracts as mp_cpu_merge_runs and mp_cpu_merge_key_runs. */
+extern mp_status mp_gpu_merge_runs(mp_type type, const void *in, const int64_t *bounds,
+								   int64_t k, void *out, mp_poll_fn poll,
+								   mp_gpu_timing *timing);
+extern mp_status mp_gpu_merge_key_runs(int word_bytes, const void *keys,
+									   const int64_t *bounds, int64_t k, uint32_t *perm,
+									   mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Same contract as mp_cpu_sort_rows, without the scratch. */
+extern mp_status mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
+								  mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
+extern const char *mp_gpu_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* MP_API_H */

@@ -1,0 +1,97 @@
+/*
+ * cpu_threads.c
+ *		The CPU backend's threads: a loop cut into parts run side by side.
+ *
+ * A server process is single-threaded as far as PostgreSQL knows, so the
+ * threads started here never touch PostgreSQL: they get the caller's plain
+ * memory and a function over a range of it, run with every signal blocked
+ * (the server's signal handlers keep running on its own thread), and are
+ * joined before mp_cpu_parallel returns.  Starting a thread costs tens of
+ * microseconds; the callers give each part enough work (min_part) to make
+ * that noise.  Plain C, no PostgreSQL headers.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "../api/mp_api.h"
+
+#define MAX_THREADS 64
+
+int			mp_cpu_threads = 4;
+
+typedef struct part
+{
+	mp_part_fn	fn;
+	void	   *ctx;
+	int64_t		lo;
+	int64_t		hi;
+} part;
+
+static void *
+run_part(void *arg)
+{
+	part	   *p = arg;
+
+	p->fn(p->ctx, p->lo, p->hi);
+	return NULL;
+}
+
+static int
+processors(void)
+{
+	static int	count;
+
+	if (count == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		count = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int) n;
+	}
+	return count;
+}
+
+void
+mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *ctx)
+{
+	part		parts[MAX_THREADS];
+	pthread_t	ids[MAX_THREADS];
+	bool		started[MAX_THREADS];
+	sigset_t	all,
+				old;
+	int			nparts = threads < processors() ? threads : processors();
+
+	if (min_part < 1)
+		min_part = 1;
+	if (nparts > n / min_part)
+		nparts = (int) (n / min_part);
+	if (nparts <= 1)
+	{
+		if (n > 0)
+			fn(ctx, 0, n);
+		return;
+	}
+	for (int i = 0; i < nparts; i++)
+	{
+		parts[i].fn = fn;
+		parts[i].ctx = ctx;
+		parts[i].lo = n * i / nparts;
+		parts[i].hi = n * (i + 1) / nparts;
+	}
+
+	/* the new threads inherit the mask: set it, start them, restore it */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 1; i < nparts; i++)
+		started[i] = pthread_create(&ids[i], NULL, run_part, &parts[i]) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	run_part(&parts[0]);
+	for (int i = 1; i < nparts; i++)
+	{
+		if (started[i])
+			pthread_join(ids[i], NULL);
+		else
+			run_part(&parts[i]);
+	}
+}

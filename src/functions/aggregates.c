@@ -1,0 +1,665 @@
+/*
+ * aggregates.c
+ *		gpu_sort_agg(x): the sorted array of a column's non-NULL values;
+ *		gpu_sort_agg(value, key): the values in the stable order of their keys;
+ *		gpu_merge_agg(a): all elements of sorted arrays, merged.
+ *
+ * Each keeps its state in buffers of elements in the aggregate's memory
+ * context, grown geometrically, so that a row costs an append and nothing
+ * is copied per row; gpu_sort_agg(value, key) keeps each key beside its
+ * value as mp_order.h's unsigned key.  gpu_merge_agg checks each array as
+ * it copies it in and notes where it ends: its state is a series of sorted
+ * runs.  The final function puts the elements in order on the chosen
+ * backend, stably: the sort of what came unsorted; the k-way merge of
+ * sorted runs (or, where the benchmark finds it faster for that many runs,
+ * the sort of their concatenation: mergepath.merge_runs), ties in the order
+ * the runs came; for the two-argument form, the keys' row permutation (the
+ * sort node's, or the k-way merge's), by which the values are gathered.
+ *
+ * Parallel plans: where the leader's work would run on the CPU, a worker's
+ * partial state leaves it in order (the serialize function sorts or merges
+ * it there, in the worker), so the leader's combined state is one sorted
+ * run a worker and the final function merges them; where it would run on
+ * the GPU, the states travel as they are and the leader sorts everything
+ * (worker_orders).  States combined without serialization are concatenated,
+ * runs and all, and stay sorted only when both were.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+
+#include "mp_arrays.h"
+#include "../nodes/mp_nodes.h"
+
+/*
+ * The three aggregates' state: gpu_sort_agg(x), gpu_merge_agg(a) and
+ * gpu_sort_agg(value, key).  Each column is a buffer of elements grown
+ * geometrically.
+ */
+typedef enum agg_kind
+{
+	AGG_SORT,
+	AGG_MERGE,
+	AGG_SORT_BY_KEY
+} agg_kind;
+
+typedef struct agg_column
+{
+	int64		n;				/* elements held */
+	int64		room;			/* elements the buffer has room for */
+	char	   *data;			/* in the aggregate's memory context */
+} agg_column;
+
+typedef struct mp_agg_state
+{
+	agg_kind	kind;
+	Oid			elemtype;		/* the values' (result's) element type */
+	mp_type		type;
+	mp_type		keytype;		/* AGG_SORT_BY_KEY: the keys' type */
+	bool		sorted;			/* the values (for AGG_SORT_BY_KEY, the keys) are
+								 * the ascending runs that `runs` bounds */
+	agg_column	values;			/* the elements (the values) */
+	agg_column	keys;			/* AGG_SORT_BY_KEY: a key a value, as the sort node's
+								 * unsigned keys */
+	agg_column	unkeyed;		/* AGG_SORT_BY_KEY: the values of NULL keys, in
+								 * the order they came */
+	agg_column	runs;			/* while sorted: where each non-empty run ends, as
+								 * int64 */
+} mp_agg_state;
+
+/* The serialized form's header; the columns follow, values first. */
+typedef struct mp_agg_wire
+{
+	Oid			elemtype;
+	int32		kind;
+	int32		keytype;
+	int32		sorted;			/* the values (keys) are one sorted run */
+	int64		nvalues;
+	int64		nunkeyed;
+} mp_agg_wire;
+
+static const char *
+agg_name(const mp_agg_state *state)
+{
+	return state->kind == AGG_MERGE ? "gpu_merge_agg" : "gpu_sort_agg";
+}
+
+static mp_op
+agg_op(const mp_agg_state *state)
+{
+	return state->kind == AGG_MERGE ? MP_OP_MERGE_AGG
+		: state->kind == AGG_SORT ? MP_OP_SORT_AGG : MP_OP_SORT_BY_KEY_AGG;
+}
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		elog(ERROR, "%s called in a non-aggregate context", fname);
+	return aggcontext;
+}
+
+static mp_agg_state *
+agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type keytype,
+			  bool sorted)
+{
+	mp_agg_state *state = MemoryContextAllocZero(aggcontext, sizeof(mp_agg_state));
+
+	state->kind = kind;
+	state->elemtype = elemtype;
+	state->type = mp_type_of(elemtype);
+	state->keytype = keytype;
+	state->sorted = sorted;
+	return state;
+}
+
+/*
+ * Room for `more` elements of elsize bytes after those a column holds: the
+ * buffer doubles, and stops at the largest array PostgreSQL can return,
+ * beyond which the aggregate refuses (54000) rather than collect a result it
+ * could not give.
+ */
+static void *
+agg_reserve(const mp_agg_state *state, agg_column *col, size_t elsize,
+			MemoryContext aggcontext, int64 more)
+{
+	int64		want = col->n + more;
+
+	if (want > col->room)
+	{
+		int64		room = Max(col->room * 2, 1024);
+
+		if (!mp_result_fits(mp_type_size(state->type), want))
+			mp_refuse_result(agg_name(state), want);
+		room = Max(room, want);
+		while (!mp_result_fits(mp_type_size(state->type), room))
+			room = want + (room - want) / 2;
+		col->data = col->data == NULL
+			? MemoryContextAllocHuge(aggcontext, (Size) room * elsize)
+			: repalloc_huge(col->data, (Size) room * elsize);
+		col->room = room;
+	}
+	return col->data + (Size) col->n * elsize;
+}
+
+/* A value's slot at the end of a column, with room made for it. */
+static inline void *
+agg_slot(const mp_agg_state *state, agg_column *col, size_t elsize, MemoryContext aggcontext)
+{
+	return col->n < col->room ? col->data + (Size) col->n * elsize
+		: agg_reserve(state, col, elsize, aggcontext, 1);
+}
+
+/* A sorted run's end, noted. */
+static void
+append_run_end(mp_agg_state *state, MemoryContext aggcontext, int64 end)
+{
+	*(int64 *) agg_slot(state, &state->runs, sizeof(int64), aggcontext) = end;
+	state->runs.n++;
+}
+
+/* A Datum of an element type, stored as its array element. */
+static inline void
+store_element(mp_type type, Datum d, void *slot)
+{
+	switch (type)
+	{
+		case MP_INT4:
+			*(int32 *) slot = DatumGetInt32(d);
+			break;
+		case MP_INT8:
+			*(int64 *) slot = DatumGetInt64(d);
+			break;
+		case MP_FLOAT4:
+			*(float4 *) slot = DatumGetFloat4(d);
+			break;
+		case MP_FLOAT8:
+			*(float8 *) slot = DatumGetFloat8(d);
+			break;
+	}
+}
+
+/* A key as its unsigned key (the nodes' folding), the width of its type. */
+static inline void
+store_key(mp_type type, Datum d, void *slot)
+{
+	static const mp_key_kind kinds[] = {
+		[MP_INT4] = MP_KEY_INT4, [MP_INT8] = MP_KEY_INT8,
+		[MP_FLOAT4] = MP_KEY_FLOAT4, [MP_FLOAT8] = MP_KEY_FLOAT8
+	};
+	uint64		key = mp_fold_key(kinds[type], d);
+
+	if (mp_type_size(type) == 4)
+		*(uint32 *) slot = (uint32) key;
+	else
+		*(uint64 *) slot = key;
+}
+
+PG_FUNCTION_INFO_V1(mergepath_sort_agg_transfn);
+Datum
+mergepath_sort_agg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
+	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+
+	if (PG_ARGISNULL(1))
+	{
+		if (state == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state);
+	}
+	if (state == NULL)
+		state = agg_state_new(aggcontext, AGG_SORT, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							  MP_INT4, false);
+	store_element(state->type, PG_GETARG_DATUM(1),
+				  agg_slot(state, &state->values, mp_type_size(state->type), aggcontext));
+	state->values.n++;
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * gpu_sort_agg(value, key): a row with a NULL value is left out, as the
+ * one-argument form leaves out NULLs; the values of NULL keys go last, in
+ * the order they came, as ORDER BY key puts them.
+ */
+PG_FUNCTION_INFO_V1(mergepath_sort_by_key_agg_transfn);
+Datum
+mergepath_sort_by_key_agg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
+	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	size_t		elsize;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (state == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state);
+	}
+	if (state == NULL)
+		state = agg_state_new(aggcontext, AGG_SORT_BY_KEY,
+							  get_fn_expr_argtype(fcinfo->flinfo, 1),
+							  mp_type_of(get_fn_expr_argtype(fcinfo->flinfo, 2)), false);
+	elsize = mp_type_size(state->type);
+	if (PG_ARGISNULL(2))
+	{
+		store_element(state->type, PG_GETARG_DATUM(1),
+					  agg_slot(state, &state->unkeyed, elsize, aggcontext));
+		state->unkeyed.n++;
+		PG_RETURN_POINTER(state);
+	}
+	/* (the two columns grow alike: they hold as many) */
+	store_element(state->type, PG_GETARG_DATUM(1),
+				  agg_slot(state, &state->values, elsize, aggcontext));
+	store_key(state->keytype, PG_GETARG_DATUM(2),
+			  agg_slot(state, &state->keys, mp_type_size(state->keytype), aggcontext));
+	state->values.n++;
+	state->keys.n++;
+	PG_RETURN_POINTER(state);
+}
+
+PG_FUNCTION_INFO_V1(mergepath_merge_agg_transfn);
+Datum
+mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = agg_context(fcinfo, "gpu_merge_agg");
+	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_arg		a;
+	void	   *slot;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (state == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(state);
+	}
+	mp_fetch_arg(fcinfo, 1, "gpu_merge_agg", "a", &a);
+	if (state == NULL)
+		state = agg_state_new(aggcontext, AGG_MERGE, a.elemtype, MP_INT4, true);
+
+	slot = agg_reserve(state, &state->values, mp_type_size(a.type), aggcontext, a.n);
+	if (mp_check_sorted)
+	{
+		if (mp_copy_checked(a.type, a.data, a.n, slot) >= 0)
+			mp_report_unsorted("gpu_merge_agg", &a, NULL);
+	}
+	else if (a.n > 0)
+		memcpy(slot, a.data, (Size) a.n * mp_type_size(a.type));
+	state->values.n += a.n;
+	if (a.n > 0)
+		append_run_end(state, aggcontext, state->values.n);
+	PG_RETURN_POINTER(state);
+}
+
+/*
+ * Whether the k-way merge of k sorted runs of elsize-byte elements beats
+ * sorting their concatenation on a backend.  The merge costs log2(k) levels
+ * (rounds on the GPU) an element, the radix sort a pass a byte of the key
+ * whatever k is.  bench_runs --host on the GPU host, 10M elements, sort time
+ * over merge time: GPU 1.33-1.49 at 8 runs and 0.85-0.92 at 32 for 4-byte
+ * elements, 1.24-1.29 at 128 and 0.88-0.91 at 1000 for 8-byte ones; CPU
+ * 1.38-1.95 at 32 and 0.84-1.14 at 128 for 4-byte elements, 0.99-1.46 at
+ * 1000 and 0.59-0.80 at 10000 for 8-byte ones.
+ */
+static bool
+merge_beats_sort(bool gpu, size_t elsize, int64 k)
+{
+	if (mp_merge_runs != MP_RUNS_AUTO)
+		return mp_merge_runs == MP_RUNS_MERGE;
+	if (gpu)
+		return k <= (elsize == 4 ? 16 : 256);
+	return k <= (elsize == 4 ? 64 : 1000);
+}
+
+/*
+ * A state's elements in order, as mp_run's work: values into out; for
+ * AGG_SORT_BY_KEY, the keys' permutation into perm.
+ */
+typedef struct agg_order
+{
+	const mp_agg_state *state;
+	void	   *out;
+	uint32	   *perm;
+} agg_order;
+
+/* The runs' bounds as the backends take them: 0, then each run's end. */
+static int64 *
+run_bounds(const mp_agg_state *state)
+{
+	int64		k = state->runs.n;
+	int64	   *bounds = palloc((k + 1) * sizeof(int64));
+
+	bounds[0] = 0;
+	memcpy(bounds + 1, state->runs.data, k * sizeof(int64));
+	return bounds;
+}
+
+static mp_status
+order_on_cpu(void *ctx, mp_poll_fn poll)
+{
+	agg_order  *run = ctx;
+	const mp_agg_state *state = run->state;
+	int64		n = state->values.n;
+	int64		k = state->runs.n;
+	void	   *scratch;
+	mp_status	st;
+
+	if (state->sorted && merge_beats_sort(false, mp_type_size(state->type), k))
+	{
+		int64	   *bounds = run_bounds(state);
+
+		st = state->kind == AGG_SORT_BY_KEY
+			? mp_cpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
+									bounds, k, run->perm, poll)
+			: mp_cpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll);
+		pfree(bounds);
+		return st;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
+	{
+		int			bits = (int) mp_type_size(state->keytype) * 8;
+		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
+
+		scratch = palloc_extended(mp_cpu_sort_rows_scratch(n), MCXT_ALLOC_HUGE);
+		st = mp_cpu_sort_rows(&keys, n, run->perm, scratch, poll);
+	}
+	else
+	{
+		scratch = palloc_extended((Size) n * mp_type_size(state->type), MCXT_ALLOC_HUGE);
+		st = mp_cpu_sort(state->type, state->values.data, n, run->out, scratch, poll);
+	}
+	pfree(scratch);
+	return st;
+}
+
+static mp_status
+order_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	agg_order  *run = ctx;
+	const mp_agg_state *state = run->state;
+	int64		n = state->values.n;
+	int64		k = state->runs.n;
+
+	if (state->sorted && merge_beats_sort(true, mp_type_size(state->type), k))
+	{
+		int64	   *bounds = run_bounds(state);
+		mp_status	st = state->kind == AGG_SORT_BY_KEY
+			? mp_gpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
+									bounds, k, run->perm, poll, timing)
+			: mp_gpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll,
+								timing);
+		pfree(bounds);
+		return st;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
+	{
+		int			bits = (int) mp_type_size(state->keytype) * 8;
+		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
+
+		return mp_gpu_sort_rows(&keys, n, run->perm, poll, timing);
+	}
+	return mp_gpu_sort(state->type, state->values.data, n, run->out, poll, timing);
+}
+
+/* A column gathered by a permutation. */
+static void
+gather(const void *in, size_t elsize, const uint32 *perm, int64 n, void *out)
+{
+	if (elsize == 4)
+		for (int64 j = 0; j < n; j++)
+			((uint32 *) out)[j] = ((const uint32 *) in)[perm[j]];
+	else
+		for (int64 j = 0; j < n; j++)
+			((uint64 *) out)[j] = ((const uint64 *) in)[perm[j]];
+}
+
+/*
+ * The state's values (those with keys, for AGG_SORT_BY_KEY) in order into
+ * values_out, and for AGG_SORT_BY_KEY their keys into keys_out unless it is
+ * NULL: copied when they are one sorted run already, else sorted or merged
+ * on the chosen backend.
+ */
+static void
+agg_put_in_order(const mp_agg_state *state, void *values_out, void *keys_out)
+{
+	int64		n = state->values.n;
+	size_t		elsize = mp_type_size(state->type);
+	size_t		keysize = mp_type_size(state->keytype);
+	agg_order	run = {state, values_out, NULL};
+
+	if (n == 0)
+		return;
+	if (state->sorted && state->runs.n <= 1)
+	{
+		memcpy(values_out, state->values.data, (Size) n * elsize);
+		if (keys_out)
+			memcpy(keys_out, state->keys.data, (Size) n * keysize);
+		return;
+	}
+	if (state->kind == AGG_SORT_BY_KEY)
+		run.perm = palloc_extended((Size) n * sizeof(uint32), MCXT_ALLOC_HUGE);
+	(void) mp_run(agg_name(state), agg_op(state), n, &run, order_on_cpu, order_on_gpu, NULL);
+	if (run.perm)
+	{
+		gather(state->values.data, elsize, run.perm, n, values_out);
+		if (keys_out)
+			gather(state->keys.data, keysize, run.perm, n, keys_out);
+		pfree(run.perm);
+	}
+}
+
+/*
+ * Every aggregate: the elements held, in order (NULL when nothing came);
+ * for gpu_sort_agg(value, key), then the values of NULL keys.
+ */
+PG_FUNCTION_INFO_V1(mergepath_agg_finalfn);
+Datum
+mergepath_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	mp_agg_state *state;
+	int64		n;
+	ArrayType  *result;
+	size_t		elsize;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (mp_agg_state *) PG_GETARG_POINTER(0);
+	(void) agg_context(fcinfo, agg_name(state));
+	n = state->values.n + state->unkeyed.n;
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(state->elemtype));
+	elsize = mp_type_size(state->type);
+	result = mp_new_result(state->elemtype, n, agg_name(state));
+	agg_put_in_order(state, ARR_DATA_PTR(result), NULL);
+	if (state->unkeyed.n > 0)
+		memcpy(ARR_DATA_PTR(result) + (Size) state->values.n * elsize, state->unkeyed.data,
+			   (Size) state->unkeyed.n * elsize);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/* The columns of a state, each with its element's size. */
+static int
+agg_columns(mp_agg_state *state, agg_column **cols, size_t *sizes)
+{
+	cols[0] = &state->values;
+	sizes[0] = mp_type_size(state->type);
+	if (state->kind != AGG_SORT_BY_KEY)
+		return 1;
+	cols[1] = &state->keys;
+	sizes[1] = mp_type_size(state->keytype);
+	cols[2] = &state->unkeyed;
+	sizes[2] = sizes[0];
+	return 3;
+}
+
+/*
+ * Two partial states: each column of the second appended to the first's,
+ * and its runs after the first's while both are sorted.
+ */
+PG_FUNCTION_INFO_V1(mergepath_agg_combine);
+Datum
+mergepath_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext = agg_context(fcinfo, "mergepath_agg_combine");
+	mp_agg_state *s1 = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_agg_state *s2 = PG_ARGISNULL(1) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(1);
+	agg_column *c1[3],
+			   *c2[3];
+	size_t		sizes[3];
+	int			ncols;
+	int64		before;
+
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	if (s1 == NULL)
+		s1 = agg_state_new(aggcontext, s2->kind, s2->elemtype, s2->keytype, true);
+	before = s1->values.n;
+	ncols = agg_columns(s1, c1, sizes);
+	(void) agg_columns(s2, c2, sizes);
+	for (int c = 0; c < ncols; c++)
+	{
+		if (c2[c]->n == 0)
+			continue;
+		memcpy(agg_reserve(s1, c1[c], sizes[c], aggcontext, c2[c]->n), c2[c]->data,
+			   (Size) c2[c]->n * sizes[c]);
+		c1[c]->n += c2[c]->n;
+	}
+	if (s2->values.n == 0)
+		PG_RETURN_POINTER(s1);
+	s1->sorted = (s1->sorted || before == 0) && s2->sorted;
+	if (!s1->sorted)
+		s1->runs.n = 0;
+	else
+		for (int64 r = 0; r < s2->runs.n; r++)
+			append_run_end(s1, aggcontext, before + ((const int64 *) s2->runs.data)[r]);
+	PG_RETURN_POINTER(s1);
+}
+
+/*
+ * Whether a parallel worker puts its partial state in order before handing
+ * it on.  That pays where the leader's work runs on the CPU: the workers'
+ * sorts run side by side and the leader merges a run a worker.  Where the
+ * leader's runs on the GPU, sorting everything there is faster, since each
+ * worker is a new process that would first set up a GPU context of its own
+ * (sql_bench.sh runs on the GPU host: 4 workers' gpu_sort_agg of 10M keys
+ * 954 ms ordered in the workers, 290 ms sorted by the leader).  A worker
+ * that would use the GPU for its own share expects the leader to.
+ */
+static bool
+worker_orders(const mp_agg_state *state)
+{
+	int			threshold;
+
+	if (mp_merge_runs != MP_RUNS_AUTO)
+		return mp_merge_runs == MP_RUNS_MERGE;
+	if (mp_device != MP_DEVICE_AUTO)
+		return mp_device == MP_DEVICE_CPU;
+	threshold = mp_gpu_threshold(agg_op(state));
+	return threshold < 0 || state->values.n < threshold;
+}
+
+/*
+ * A partial state as bytea, in order when worker_orders says so (sorted or
+ * merged here, in the parallel worker that collected it), else as it is.
+ */
+PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
+Datum
+mergepath_agg_serialize(PG_FUNCTION_ARGS)
+{
+	mp_agg_state *state = (mp_agg_state *) PG_GETARG_POINTER(0);
+	agg_column *cols[3];
+	size_t		sizes[3];
+	int			ncols = agg_columns(state, cols, sizes);
+	Size		nbytes = sizeof(mp_agg_wire);
+	bytea	   *wire;
+	mp_agg_wire head;
+	char	   *at;
+
+	(void) agg_context(fcinfo, "mergepath_agg_serialize");
+	for (int c = 0; c < ncols; c++)
+		nbytes += (Size) cols[c]->n * sizes[c];
+	if (VARHDRSZ + nbytes > MaxAllocSize)
+		mp_refuse_result(agg_name(state), state->values.n + state->unkeyed.n);
+	wire = (bytea *) palloc(VARHDRSZ + nbytes);
+	SET_VARSIZE(wire, VARHDRSZ + nbytes);
+	memset(&head, 0, sizeof(head));
+	head.elemtype = state->elemtype;
+	head.kind = state->kind;
+	head.keytype = state->keytype;
+	head.sorted = (state->sorted && state->runs.n <= 1) || worker_orders(state);
+	head.nvalues = state->values.n;
+	head.nunkeyed = state->unkeyed.n;
+	memcpy(VARDATA(wire), &head, sizeof(head));
+	at = VARDATA(wire) + sizeof(head);
+	if (head.sorted)
+		agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
+	for (int c = 0; c < ncols; c++)
+	{
+		/* (values and keys are in already when sorted) */
+		if ((c == 2 || !head.sorted) && cols[c]->n > 0)
+			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
+		at += (Size) cols[c]->n * sizes[c];
+	}
+	PG_RETURN_BYTEA_P(wire);
+}
+
+PG_FUNCTION_INFO_V1(mergepath_agg_deserialize);
+Datum
+mergepath_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *wire = PG_GETARG_BYTEA_PP(0);
+	mp_agg_wire head;
+	mp_agg_state *state;
+	agg_column *cols[3];
+	size_t		sizes[3];
+	int			ncols;
+	Size		nbytes = sizeof(head);
+	const char *at;
+
+	(void) agg_context(fcinfo, "mergepath_agg_deserialize");
+	if (VARSIZE_ANY_EXHDR(wire) < sizeof(head))
+		elog(ERROR, "mergepath: malformed aggregate state");
+	memcpy(&head, VARDATA_ANY(wire), sizeof(head));
+	if (head.kind < AGG_SORT || head.kind > AGG_SORT_BY_KEY ||
+		head.keytype < MP_INT4 || head.keytype > MP_FLOAT8 ||
+		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocSize ||
+		head.nunkeyed > MaxAllocSize)
+		elog(ERROR, "mergepath: malformed aggregate state");
+	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
+						  head.sorted != 0);
+	ncols = agg_columns(state, cols, sizes);
+	cols[0]->n = head.nvalues;
+	if (ncols > 1)
+	{
+		cols[1]->n = head.nvalues;
+		cols[2]->n = head.nunkeyed;
+	}
+	for (int c = 0; c < ncols; c++)
+		nbytes += (Size) cols[c]->n * sizes[c];
+	if (VARSIZE_ANY_EXHDR(wire) != nbytes)
+		elog(ERROR, "mergepath: malformed aggregate state");
+	at = VARDATA_ANY(wire) + sizeof(head);
+	for (int c = 0; c < ncols; c++)
+	{
+		Size		len = (Size) cols[c]->n * sizes[c];
+
+		cols[c]->room = cols[c]->n;
+		if (len > 0)
+		{
+			cols[c]->data = palloc(len);
+			memcpy(cols[c]->data, at, len);
+		}
+		at += len;
+	}
+	if (state->sorted && state->values.n > 0)
+		append_run_end(state, CurrentMemoryContext, state->values.n);
+	PG_RETURN_POINTER(state);
+}

@@ -1,0 +1,80 @@
+/*
+ * rowsort.h
+ *		The executor nodes' row sort (rowsort.c): rows put in, taken back in
+ *		key order, in memory or through runs on disk, as PostgreSQL's
+ *		tuplesort does for its Sort node.
+ */
+#ifndef MP_ROWSORT_H
+#define MP_ROWSORT_H
+
+#include "postgres.h"
+
+#include "access/attnum.h"
+#include "access/tupdesc.h"
+#include "executor/tuptable.h"
+
+#include "../run/mp_run.h"
+
+typedef struct mp_rowsort mp_rowsort;
+
+/* One sort key: a column of a type mp_key_kind_of folds. */
+typedef struct mp_rowsort_key
+{
+	AttrNumber	attno;
+	bool		desc;
+	bool		nulls_first;
+} mp_rowsort_key;
+
+/* How the sort went, for EXPLAIN ANALYZE. */
+typedef enum mp_rowsort_method
+{
+	MP_ROWSORT_NONE,			/* not sorted yet */
+	MP_ROWSORT_MEMORY,			/* one sort of all rows in memory */
+	MP_ROWSORT_EXTERNAL			/* sorted runs on disk, merged */
+} mp_rowsort_method;
+
+typedef struct mp_rowsort_stats
+{
+	mp_rowsort_method method;
+	int64		space_kb;		/* peak memory, or disk for an external sort */
+	int64		memory_kb;		/* peak memory (both methods) */
+	int			runs;			/* runs written to disk */
+	int			passes;			/* merge passes, the final one included */
+	bool		used_gpu;		/* some sort or merge ran on the GPU */
+	bool		used_cpu;		/* some ran on the CPU */
+	char		note[320];		/* why the last one did not use the GPU */
+	mp_gpu_timing gpu;			/* summed over the GPU's runs */
+	double		keys_ms;		/* folding keys */
+	double		sort_ms;		/* sorting rows (every run) */
+	double		write_ms;		/* writing runs */
+	double		merge_ms;		/* merging runs (passes, and the final merge so far) */
+	double		spill_ms;		/* of the above, while rows were put in (runs made as
+								 * the input is read) */
+} mp_rowsort_stats;
+
+/*
+ * A sort of rows of desc by keys in the memory limit (bytes), beyond which
+ * it writes runs to temporary files.  random_access: rescans, backward
+ * fetches, mark and restore.  est_rows and est_width: the planner's
+ * estimates of the rows (the first arrays' size).  Its memory is a child of
+ * the current context.
+ */
+extern mp_rowsort *mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys,
+									const mp_rowsort_key *keys, Size limit,
+									bool random_access, double est_rows, int est_width);
+extern void mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot);
+extern void mp_rowsort_perform(mp_rowsort *rs);
+
+/* The next row in key order into slot (which is cleared at either end). */
+extern bool mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot);
+extern void mp_rowsort_rescan(mp_rowsort *rs);
+extern void mp_rowsort_mark(mp_rowsort *rs);
+extern void mp_rowsort_restore(mp_rowsort *rs);
+extern void mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats);
+
+/* Frees it all, temporary files included. */
+extern void mp_rowsort_end(mp_rowsort *rs);
+
+extern const char *mp_rowsort_method_name(mp_rowsort_method method);
+
+#endif							/* MP_ROWSORT_H */

@@ -1,0 +1,131 @@
+/*
+ * mp_run.h
+ *		The run of an operation on a backend, as the SQL functions and the
+ *		executor nodes call it: the settings, the backend choice, the GPU's
+ *		life cycle around a piece of work, and the errors of a run.
+ */
+#ifndef MP_RUN_H
+#define MP_RUN_H
+
+#include "postgres.h"
+#include "../pg_compat.h"
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+
+#include "../api/mp_api.h"
+
+/* mergepath.device */
+typedef enum mp_device_setting
+{
+	MP_DEVICE_AUTO,
+	MP_DEVICE_CPU,
+	MP_DEVICE_GPU
+} mp_device_setting;
+
+/* mergepath.merge_runs */
+typedef enum mp_merge_runs_setting
+{
+	MP_RUNS_AUTO,
+	MP_RUNS_MERGE,
+	MP_RUNS_SORT
+} mp_merge_runs_setting;
+
+extern int	mp_device;
+extern int	mp_merge_runs;
+extern int	mp_gpu_min_elements;
+extern bool mp_check_sorted;
+extern int	mp_max_gpu_backends;
+extern int	mp_gpu_pool_max_mb;
+extern int	mp_gpu_idle_release;
+
+/* A validated one-dimensional array argument without nulls. */
+typedef struct mp_arg
+{
+	const char *name;			/* the SQL argument's name, for messages */
+	Oid			elemtype;
+	mp_type		type;
+	const void *data;
+	int64		n;
+	int			lbound;
+} mp_arg;
+
+/* errors.c */
+pg_noreturn extern void mp_report_unsorted(const char *fname, const mp_arg *a,
+										   const mp_arg *b);
+
+/*
+ * The operations, each with its own threshold for the GPU under
+ * mergepath.device = auto (dispatch.c).
+ */
+typedef enum mp_op
+{
+	MP_OP_MERGE,
+	MP_OP_SETOP,
+	MP_OP_SEARCH,
+	MP_OP_SEMIJOIN,
+	MP_OP_JOIN,
+	MP_OP_SORT,
+	MP_OP_UNIQUE,
+	MP_OP_SORT_AGG,
+	MP_OP_SORT_BY_KEY_AGG,
+	MP_OP_MERGE_AGG,
+	MP_OP_NODES,
+	MP_N_OPS
+} mp_op;
+
+/* dispatch.c */
+
+/* One call of an operation on one or two arrays, as the backend adapters
+ * see it. */
+typedef struct mp_call
+{
+	const mp_arg *a;
+	const mp_arg *b;			/* NULL for an operation on one array */
+	int			op;				/* the operation's own selector, e.g. an mp_setop */
+	void	   *out;			/* room for the largest result */
+	int64		limit;			/* the most results the caller takes, where it matters */
+	int64		nout;			/* the result's length, set by the backend */
+	bool		used_gpu;		/* set by mp_run_pair: which backend ran */
+} mp_call;
+
+typedef mp_status (*mp_cpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll);
+typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll,
+								mp_gpu_timing *timing);
+
+extern void mp_run_pair(const char *fname, mp_op op, mp_call *call, mp_cpu_fn cpu,
+						mp_gpu_fn gpu);
+
+/* Work of any shape for mp_run: ctx is the work's own. */
+typedef mp_status (*mp_cpu_run) (void *ctx, mp_poll_fn poll);
+typedef mp_status (*mp_gpu_run) (void *ctx, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Which backend ran a piece of work, why not the GPU, and its timings. */
+typedef struct mp_run_report
+{
+	bool		used_gpu;
+	char		note[320];
+	mp_gpu_timing gpu;
+	double		total_ms;
+} mp_run_report;
+
+extern mp_status mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu,
+						mp_gpu_run gpu, mp_run_report *report);
+extern int	mp_gpu_threshold(mp_op op);
+extern bool mp_gpu_known_unusable(void);
+extern bool mp_gpu_is_ready(void);
+extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
+
+/*
+ * Brackets a piece of GPU work that spans several backend calls (mp_run
+ * brackets its own): nothing of the GPU is trimmed or released in between.
+ * mp_gpu_end must run also on error (PG_FINALLY).
+ */
+extern void mp_gpu_begin(void);
+extern void mp_gpu_end(void);
+extern double mp_now_ms(void);
+extern bool mp_poll(void);
+extern void mp_describe_backends(StringInfo json);
+
+#endif							/* MP_RUN_H */
