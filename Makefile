@@ -85,7 +85,7 @@ cuda/.build-flags: FORCE
 $(GLUE_OBJS) $(CPU_OBJS) cuda/absent.o: .build-flags
 $(GPU_OBJS): cuda/.build-flags
 .PHONY: FORCE
-API_HEADERS = src/api/mp_api.h src/api/mp_order.h
+API_HEADERS = $(wildcard src/api/*.h)
 CUDA_HEADERS = $(wildcard cuda/kernels/*.cuh cuda/host/*.cuh) $(API_HEADERS)
 
 cuda/host/%.o: cuda/host/%.cu $(CUDA_HEADERS)

@@ -11,6 +11,7 @@
 
 #include "run/mp_run.h"
 #include "nodes/mp_nodes.h"
+#include "api/mp_measured.h"
 
 PG_MODULE_MAGIC;
 
@@ -108,7 +109,7 @@ _PG_init(void)
 	DefineCustomIntVariable("mergepath.sort_min_rows",
 							"Estimated input rows from which MergepathSort takes a Sort's place.",
 							"0 puts it wherever the sort keys qualify.",
-							&mp_sort_min_rows, 1000, 0, INT_MAX,
+							&mp_sort_min_rows, MP_SORT_MIN_ROWS, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.enable_join",
 							 "Offers MergepathJoin to the planner for equi-joins.",

@@ -204,16 +204,14 @@ clock_ms()
 /*
  * The host's side of the staging ring, dst[0..len) = src[0..len), on up to
  * `threads` threads (mp_cpu_parallel): one core's memcpy, not the DMA, is
- * what bounds the ring (on the H200 host 8.5 GB/s against the link's 50).
- * Parts of at least COPY_PART bytes, so that starting a thread stays small
- * beside its copy.  Only transfers of THREADED_FROM bytes or more take
- * mergepath.cpu_threads threads: below that the copies are a few
- * milliseconds, and many sessions making such calls at once would only
- * crowd the processors (test/bench/NOTES.md, "The staging ring's host
- * copies on threads").
+ * what bounds the ring.  Parts of at least COPY_PART bytes, so that
+ * starting a thread stays small beside its copy.  Only transfers of
+ * THREADED_FROM bytes or more take mergepath.cpu_threads threads: below that
+ * the copies are a few milliseconds, and many sessions making such calls at
+ * once would only crowd the processors (both measured: api/mp_measured.h).
  */
-constexpr int64_t COPY_PART = (int64_t) 1 << 20;
-constexpr size_t THREADED_FROM = (size_t) 32 << 20;
+constexpr int64_t COPY_PART = MP_COPY_PART;
+constexpr size_t THREADED_FROM = (size_t) MP_THREADED_COPY_FROM;
 
 struct host_copy_job
 {

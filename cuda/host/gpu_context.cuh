@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "../../src/api/mp_api.h"
+#include "../../src/api/mp_measured.h"
 
 namespace mp
 {

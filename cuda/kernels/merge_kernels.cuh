@@ -37,6 +37,7 @@
 #include <cuda_runtime.h>
 
 #include "order.cuh"
+#include "../../src/api/mp_measured.h"
 
 namespace mp
 {
@@ -52,8 +53,8 @@ struct merge_shape
 };
 
 /*
- * Up to MERGE_SMALL_UPTO elements in all, 4-byte keys merge in shorter tiles
- * (H200: 1M a side in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at
+ * Up to MERGE_SMALL_UPTO elements in all (MP_MERGE_SMALL_UPTO,
+ * api/mp_measured.h), 4-byte keys merge in shorter tiles (H200: 1M a side in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at
  * 128 x 39): a merge that small fills the GPU in one wave either way, and
  * each tile's serial steps are what its latency is made of.
  */
@@ -65,7 +66,7 @@ struct merge_small_shape
 	static constexpr int MINB = sizeof(T) == 4 ? 1 : merge_shape<T>::MINB;
 };
 
-#define MERGE_SMALL_UPTO ((int64_t) 4 << 20)
+#define MERGE_SMALL_UPTO MP_MERGE_SMALL_UPTO
 
 /*
  * Programmatic dependent launch, on sm_90 and up: a tile kernel started with

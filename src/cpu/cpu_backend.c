@@ -9,6 +9,7 @@
  */
 #include "../api/mp_api.h"
 #include "../api/mp_order.h"
+#include "../api/mp_measured.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +77,9 @@
 #undef MP_NAME
 
 /* Below this many 4-byte elements (twice as many 8-byte ones) the sort
- * merges instead: bench_cpu --sort's crossover with 11-bit digits, 128 to
- * 192 elements. */
-int64_t		mp_cpu_sort_small = 160;
+ * merges instead (api/mp_measured.h); bench_cpu --sort sets it to find the
+ * crossover. */
+int64_t		mp_cpu_sort_small = MP_CPU_SORT_SMALL;
 
 /* One function per element type, picked by type; the rest of the call as is. */
 #define MP_BY_TYPE(fn, type, ...) \

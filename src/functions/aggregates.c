@@ -31,6 +31,7 @@
 #include "utils/memutils.h"
 
 #include "mp_arrays.h"
+#include "../api/mp_measured.h"
 #include "../nodes/mp_nodes.h"
 
 /*
@@ -299,11 +300,8 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
  * Whether the k-way merge of k sorted runs of elsize-byte elements beats
  * sorting their concatenation on a backend.  The merge costs log2(k) levels
  * (rounds on the GPU) an element, the radix sort a pass a byte of the key
- * whatever k is.  bench_runs --host on the GPU host, 10M elements, sort time
- * over merge time: GPU 1.33-1.49 at 8 runs and 0.85-0.92 at 32 for 4-byte
- * elements, 1.24-1.29 at 128 and 0.88-0.91 at 1000 for 8-byte ones; CPU
- * 1.38-1.95 at 32 and 0.84-1.14 at 128 for 4-byte elements, 0.99-1.46 at
- * 1000 and 0.59-0.80 at 10000 for 8-byte ones.
+ * whatever k is: the crossovers in k are measured (MP_RUNS_MERGE_MAX_*,
+ * api/mp_measured.h).
  */
 static bool
 merge_beats_sort(bool gpu, size_t elsize, int64 k)
@@ -311,8 +309,8 @@ merge_beats_sort(bool gpu, size_t elsize, int64 k)
 	if (mp_merge_runs != MP_RUNS_AUTO)
 		return mp_merge_runs == MP_RUNS_MERGE;
 	if (gpu)
-		return k <= (elsize == 4 ? 16 : 256);
-	return k <= (elsize == 4 ? 64 : 1000);
+		return k <= (elsize == 4 ? MP_RUNS_MERGE_MAX_GPU_4 : MP_RUNS_MERGE_MAX_GPU_8);
+	return k <= (elsize == 4 ? MP_RUNS_MERGE_MAX_CPU_4 : MP_RUNS_MERGE_MAX_CPU_8);
 }
 
 /*

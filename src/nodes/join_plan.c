@@ -20,11 +20,11 @@
  * outer input in each parallel worker, all of the inner one) is offered
  * for the join types that need no knowledge of the other workers' matches.
  *
- * The cost (cpu_operator_cost units a row; MP_JOIN_*) is calibrated against
- * the Hash Join's (test/bench/merge_join.sh; test/bench/NOTES.md, "MergepathJoin"): keeping
- * a row with its key, sorting the keys (radix passes: no log n), finding
- * each key's partners, and forming each pair.  The sort is costed as the
- * CPU backend's unless mergepath.device is gpu.  The node holds both inputs, so it is not offered
+ * The cost (cpu_operator_cost units a row; MP_JOIN_* in api/mp_measured.h)
+ * is calibrated against the Hash Join's: keeping a row with its key,
+ * sorting the keys (radix passes: no log n), finding each key's partners,
+ * and forming each pair.  The sort is costed as the CPU backend's unless
+ * mergepath.device is gpu.  The node holds both inputs, so it is not offered
  * where they would clearly not fit the memory a Hash Join may use
  * (hash_mem_multiplier x work_mem); beyond it at run time it joins in key
  * ranges that fit (join_node.c).
@@ -48,30 +48,13 @@
 
 #include "../run/mp_run.h"
 #include "mp_nodes.h"
+#include "../api/mp_measured.h"
 
 /*
- * The node's costs, in cpu_operator_cost units, set so that its cost
- * stands to a Hash Join's as their measured times do (a Hash Join's cost
- * model charges 0.0125 a build row, 0.0025 a probe and 0.01 a result row).
- * On the GPU host, with the CPU backend, the whole query took 0.67-0.77 of
- * the Hash Join's time at 100K rows (inner, left, anti) and 0.28-0.43 at 1M
- * and 10M; the costs put the whole plan at 0.85-0.93 of the Hash Join's at
- * 100K and 0.76 at 1M, on the safe side of the 100K runs' spread (+-15%):
- * - keeping a row: copying its values, folding its key, putting it in key
- *   order;
- * - sorting a key with the CPU backend's radix sort, or the GPU's;
- * - finding a key's partners, a step of a sorted search;
- * - forming a pair from two rows in order, a cpu_operator_cost rather
- *   than the cpu_tuple_cost that the other joins charge a result;
- * - a start-up (memory, a backend call), which leaves joins of a few
- *   thousand rows to the Hash Join (the node is as fast there).
+ * The node's costs, in cpu_operator_cost units (MP_JOIN_*, measured against
+ * the Hash Join's: api/mp_measured.h): a row kept, a key sorted on each
+ * backend, a step of the sorted search, a pair formed, and a start-up.
  */
-#define MP_JOIN_ROW_COST 1.0
-#define MP_JOIN_SORT_CPU_COST 1.0
-#define MP_JOIN_SORT_GPU_COST 0.5
-#define MP_JOIN_SEARCH_COST 0.25
-#define MP_JOIN_PAIR_COST 1.0
-#define MP_JOIN_STARTUP_COST 10000.0
 
 bool		mp_enable_join = true;
 

@@ -56,6 +56,7 @@
 
 #include "mp_nodes.h"
 #include "rowsort.h"
+#include "../api/mp_measured.h"
 
 /* Rows between interrupt checks. */
 #define ROW_CHUNK 65536
@@ -742,14 +743,11 @@ sort_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
  * composite keys (freed by the caller), laid out as lay_out_keys says.
  */
 /*
- * Under mergepath.device = auto, an external sort's run below COLD_GPU_MIN
- * rows stays on the CPU in a process whose GPU is not set up: setting it up (context,
- * memory) costs about 0.2 s, more than the GPU wins on such runs (on the
- * GPU host at work_mem 4MB, 10M rows, Gather Merge over two workers' sorts
- * of runs of 70K rows: 3656 ms with the workers' runs on the GPU, 2758 ms
- * on the CPU).
+ * Under mergepath.device = auto, an external sort's run below
+ * MP_COLD_GPU_MIN_ROWS_ROWS rows (api/mp_measured.h) stays on the CPU in a
+ * process whose GPU is not set up: setting it up costs about 0.2 s, more
+ * than the GPU wins on such runs.
  */
-#define COLD_GPU_MIN (1 << 20)
 
 /* Work run on the CPU backend directly, without mp_run's bracket. */
 static void
@@ -802,7 +800,7 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	t1 = mp_now_ms();
 	rs->stats.keys_ms += t1 - t0;
 	note_peak(rs);
-	if (rs->spilled && mp_device == MP_DEVICE_AUTO && rs->nrows < COLD_GPU_MIN &&
+	if (rs->spilled && mp_device == MP_DEVICE_AUTO && rs->nrows < MP_COLD_GPU_MIN_ROWS &&
 		!mp_gpu_is_ready())
 		run_on_cpu(rs, sort_on_cpu, &work, &report,
 				   "runs below 1048576 rows stay on the CPU in a process without the GPU set up");
@@ -1385,12 +1383,10 @@ window_cut(const mp_rowsort *rs, const rs_input *in, const uint64 *bound, bool t
 }
 
 /*
- * Batches merged on the GPU from this many rows on (mergepath.device =
- * auto): below it a trip to the GPU a batch lost to the CPU's merge (on the
- * GPU host at work_mem 4MB, 10M rows: a window query's sort share 1.20 of
- * PostgreSQL's with the batches on the GPU, 0.68 on the CPU).
+ * Batches are merged on the GPU from MP_MERGE_GPU_MIN_ROWS_ROWS rows on
+ * (mergepath.device = auto; api/mp_measured.h): below it a trip to the GPU a
+ * batch lost to the CPU's merge.
  */
-#define MERGE_GPU_MIN (1 << 20)
 
 /* The batch's merge as mp_run's work. */
 typedef struct merge_work
@@ -1497,7 +1493,7 @@ merge_batch(mp_rowsort *rs)
 		}
 	}
 	work.n = total;
-	if (mp_device == MP_DEVICE_AUTO && total < MERGE_GPU_MIN)
+	if (mp_device == MP_DEVICE_AUTO && total < MP_MERGE_GPU_MIN_ROWS)
 		run_on_cpu(rs, merge_on_cpu, &work, &report,
 				   "merge batches below 1048576 rows stay on the CPU");
 	else

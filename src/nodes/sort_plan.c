@@ -38,19 +38,10 @@
 #include "utils/typcache.h"
 
 #include "mp_nodes.h"
-
-/*
- * The node's cost, in cpu_operator_cost units a row, for keeping a row,
- * folding its keys, sorting them and putting the rows in order: a radix
- * sort's passes, so no log n.  A Sort costs 2 log2(n) units a row for its
- * comparisons; on the GPU host the node's own time was 2.8x lower than the
- * Sort's at 10M rows on the CPU backend (test/bench/sort_node.sh, int4 key),
- * so 2 x 23.3 / 2.8 = 16 units (the GPU backend is faster still).
- */
-#define MP_SORT_ROW_COST 16.0
+#include "../api/mp_measured.h"
 
 bool		mp_enable_sort = true;
-int			mp_sort_min_rows = 1000;
+int			mp_sort_min_rows = MP_SORT_MIN_ROWS;
 
 /*
  * The bits of the Sort's composite key, NULL bits included, or 0 when a key

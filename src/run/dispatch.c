@@ -40,6 +40,7 @@
 #include "utils/json.h"
 
 #include "mp_run.h"
+#include "../api/mp_measured.h"
 
 #define MP_SLOT_FILE PG_STAT_TMP_DIR "/mergepath_gpu.slots"
 
@@ -466,30 +467,26 @@ run_on_gpu_bracketed(const char *fname, void *ctx, mp_gpu_run gpu, mp_status *st
 
 /*
  * Where mergepath.device = auto starts to use the GPU, operation by
- * operation: the crossovers test/bench/crossover.sql measured on the H200
- * host (test/bench/NOTES.md, "Payloads, outer joins and per-operation
- * thresholds"), in input elements
- * (rows for the aggregates): the smallest size from which the GPU was faster
- * at every larger size.  -1: never, the CPU was faster at every size
- * measured.  The nodes keep the single threshold measured before (the sort
- * node's crossover).  mergepath.gpu_min_elements, when set, overrides all.
+ * operation, in input elements (rows for the aggregates and the nodes): the
+ * measured crossovers (api/mp_measured.h).  mergepath.gpu_min_elements,
+ * when set, overrides all.
  */
 static const struct
 {
 	const char *name;
 	int			min_elements;
 }			op_thresholds[MP_N_OPS] = {
-	[MP_OP_MERGE] = {"merge", 100000},
-	[MP_OP_SETOP] = {"setops", 20000},
-	[MP_OP_SEARCH] = {"search", 20000},
-	[MP_OP_SEMIJOIN] = {"semijoin", 20000},
-	[MP_OP_JOIN] = {"join", 10000},
-	[MP_OP_SORT] = {"sort", 20000},
-	[MP_OP_UNIQUE] = {"unique", -1},
-	[MP_OP_SORT_AGG] = {"sort_agg", 20000},
-	[MP_OP_SORT_BY_KEY_AGG] = {"sort_agg_by_key", 20000},
-	[MP_OP_MERGE_AGG] = {"merge_agg", 20000},
-	[MP_OP_NODES] = {"nodes", 60000},
+	[MP_OP_MERGE] = {"merge", MP_GPU_MIN_MERGE},
+	[MP_OP_SETOP] = {"setops", MP_GPU_MIN_SETOPS},
+	[MP_OP_SEARCH] = {"search", MP_GPU_MIN_SEARCH},
+	[MP_OP_SEMIJOIN] = {"semijoin", MP_GPU_MIN_SEMIJOIN},
+	[MP_OP_JOIN] = {"join", MP_GPU_MIN_JOIN},
+	[MP_OP_SORT] = {"sort", MP_GPU_MIN_SORT},
+	[MP_OP_UNIQUE] = {"unique", MP_GPU_MIN_UNIQUE},
+	[MP_OP_SORT_AGG] = {"sort_agg", MP_GPU_MIN_SORT_AGG},
+	[MP_OP_SORT_BY_KEY_AGG] = {"sort_agg_by_key", MP_GPU_MIN_SORT_BY_KEY_AGG},
+	[MP_OP_MERGE_AGG] = {"merge_agg", MP_GPU_MIN_MERGE_AGG},
+	[MP_OP_NODES] = {"nodes", MP_GPU_MIN_NODES},
 };
 
 /* The threshold in force for op: -1 for never. */

@@ -3,7 +3,7 @@
 -- together; rows for the aggregates), median of 5 runs after a warm-up, the
 -- whole statement timed in the server.  The crossover of an operation is
 -- the smallest size from which the GPU is faster at every larger size
--- measured; src/run/dispatch.c's thresholds come from this table.
+-- measured; the thresholds in src/api/mp_measured.h come from this table.
 \ir sql_bench_common.sql
 SELECT setseed(0.25);
 
