@@ -554,14 +554,9 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 static bool
 worker_orders(const mp_agg_state *state)
 {
-	int			threshold;
-
 	if (mp_merge_runs != MP_RUNS_AUTO)
 		return mp_merge_runs == MP_RUNS_MERGE;
-	if (mp_device != MP_DEVICE_AUTO)
-		return mp_device == MP_DEVICE_CPU;
-	threshold = mp_gpu_threshold(agg_op(state));
-	return threshold < 0 || state->values.n < threshold;
+	return !mp_gpu_chosen(agg_op(state), state->values.n, NULL, 0);
 }
 
 /*

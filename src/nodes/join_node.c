@@ -543,16 +543,17 @@ add_timing(mp_gpu_timing *sum, const mp_gpu_timing *t)
 	sum->chunks += t->chunks;
 }
 
-/* A side's sort on the backend: on the GPU when timing is given. */
+/* A side's sort on the backend: on the GPU, its timings added to *timing. */
 static mp_status
-sort_side(match_run *run, int s, join_side *side, mp_poll_fn poll, mp_gpu_timing *timing)
+sort_side(match_run *run, int s, join_side *side, bool gpu, mp_poll_fn poll,
+		  mp_gpu_timing *timing)
 {
 	MergepathJoinState *state = run->state;
 	mp_gpu_timing t = {0};
 	void	   *scratch;
 	mp_status	st;
 
-	if (timing)
+	if (gpu)
 	{
 		st = mp_gpu_sort_rows(&run->keys[s], side->nkeyed, side->perm, poll, &t);
 		add_timing(timing, &t);
@@ -567,14 +568,14 @@ sort_side(match_run *run, int s, join_side *side, mp_poll_fn poll, mp_gpu_timing
 
 /* The outer keys' lower or upper bounds among the inner keys, on the backend. */
 static mp_status
-search_keys(MergepathJoinState *state, mp_search kind, int32 *out, mp_poll_fn poll,
-			mp_gpu_timing *timing)
+search_keys(MergepathJoinState *state, mp_search kind, int32 *out, bool gpu,
+			mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	mp_type		type = state->key_bytes == 4 ? MP_INT4 : MP_INT8;
 	mp_gpu_timing t = {0};
 	mp_status	st;
 
-	if (!timing)
+	if (!gpu)
 		return mp_cpu_search(kind, type, state->inner.sorted_keys, state->inner.nkeyed,
 							 state->outer.sorted_keys, state->outer.nkeyed, out, false, poll);
 	st = mp_gpu_search(kind, type, state->inner.sorted_keys, state->inner.nkeyed,
@@ -583,20 +584,19 @@ search_keys(MergepathJoinState *state, mp_search kind, int32 *out, mp_poll_fn po
 	return st;
 }
 
-/* Both sides sorted and matched: on the GPU when timing is given. */
+/* Both sides sorted and matched on one backend; the GPU's timings in *timing. */
 static mp_status
-match_keys(match_run *run, mp_poll_fn poll, mp_gpu_timing *timing)
+match_keys(match_run *run, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	MergepathJoinState *state = run->state;
 	join_side  *sides[2] = {&state->outer, &state->inner};
 	mp_status	st;
 
-	if (timing)
-		memset(timing, 0, sizeof(*timing));
+	memset(timing, 0, sizeof(*timing));
 	for (int s = 0; s < 2; s++)
 	{
 		if (sides[s]->perm && sides[s]->nkeyed > 0 &&
-			(st = sort_side(run, s, sides[s], poll, timing)) != MP_OK)
+			(st = sort_side(run, s, sides[s], gpu, poll, timing)) != MP_OK)
 			return st;
 		order_keys(state, sides[s]);
 	}
@@ -604,22 +604,24 @@ match_keys(match_run *run, mp_poll_fn poll, mp_gpu_timing *timing)
 		return MP_OK;
 	if (state->inner.nkeyed == 0)
 		return no_partners(state);
-	st = search_keys(state, MP_LOWER_BOUND, state->lower, poll, timing);
+	st = search_keys(state, MP_LOWER_BOUND, state->lower, gpu, poll, timing);
 	if (st == MP_OK)
-		st = search_keys(state, MP_UPPER_BOUND, state->upper, poll, timing);
+		st = search_keys(state, MP_UPPER_BOUND, state->upper, gpu, poll, timing);
 	return st;
 }
 
 static mp_status
 match_on_cpu(void *ctx, mp_poll_fn poll)
 {
-	return match_keys(ctx, poll, NULL);
+	mp_gpu_timing unused;
+
+	return match_keys(ctx, false, poll, &unused);
 }
 
 static mp_status
 match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	return match_keys(ctx, poll, timing);
+	return match_keys(ctx, true, poll, timing);
 }
 
 /*

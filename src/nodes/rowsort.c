@@ -364,12 +364,8 @@ early_bytes(mp_rowsort *rs)
 static bool
 gpu_likely(int64 n)
 {
-	int			threshold = mp_gpu_threshold(MP_OP_NODES);
-
-	if (mp_device == MP_DEVICE_CPU || mp_gpu_known_unusable())
-		return false;
-	return mp_device == MP_DEVICE_GPU ||
-		(threshold >= 0 && n >= threshold && mp_gpu_is_ready());
+	return !mp_gpu_known_unusable() && mp_gpu_chosen(MP_OP_NODES, n, NULL, 0) &&
+		(mp_device == MP_DEVICE_GPU || mp_gpu_is_ready());
 }
 
 /* Bytes of the arrays that hold a row (a row of room): its pointer or its

@@ -497,6 +497,46 @@ mp_gpu_threshold(mp_op op)
 }
 
 /*
+ * Whether the settings send op's work on n elements to the GPU: the one
+ * choice of backend, which mp_run then makes (falling back to the CPU where
+ * mergepath.device = auto and the GPU cannot be had).  When they do not,
+ * note (if given) says why.
+ */
+bool
+mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size)
+{
+	int			threshold = mp_gpu_threshold(op);
+	char		dummy[1];
+
+	if (note == NULL)
+	{
+		note = dummy;
+		note_size = sizeof(dummy);
+	}
+	switch (mp_device)
+	{
+		case MP_DEVICE_CPU:
+			strlcpy(note, "mergepath.device is cpu", note_size);
+			return false;
+		case MP_DEVICE_GPU:
+			return true;
+		default:
+			break;
+	}
+	if (threshold >= 0 && n >= threshold)
+		return true;
+	if (mp_gpu_min_elements >= 0)
+		strlcpy(note, "below mergepath.gpu_min_elements", note_size);
+	else if (threshold < 0)
+		snprintf(note, note_size, "the CPU is faster at every size for %s",
+				 op_thresholds[op].name);
+	else
+		snprintf(note, note_size, "below the GPU threshold of %s (%d elements)",
+				 op_thresholds[op].name, threshold);
+	return false;
+}
+
+/*
  * Run n elements' work on the backend the settings choose, with the
  * fallbacks of mergepath.device = auto: cpu(ctx) or gpu(ctx) does it.
  * Returns MP_OK or MP_UNSORTED; every other outcome is raised here.  The run
@@ -514,34 +554,7 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu, mp_gpu_r
 
 	memset(&last_call, 0, sizeof(last_call));
 
-	switch (mp_device)
-	{
-		case MP_DEVICE_CPU:
-			use_gpu = false;
-			strlcpy(note, "mergepath.device is cpu", sizeof(note));
-			break;
-		case MP_DEVICE_GPU:
-			use_gpu = true;
-			break;
-		default:
-			{
-				int			threshold = mp_gpu_threshold(op);
-
-				use_gpu = threshold >= 0 && n >= threshold;
-				if (use_gpu)
-					;
-				else if (mp_gpu_min_elements >= 0)
-					strlcpy(note, "below mergepath.gpu_min_elements", sizeof(note));
-				else if (threshold < 0)
-					snprintf(note, sizeof(note),
-							 "the CPU is faster at every size for %s", op_thresholds[op].name);
-				else
-					snprintf(note, sizeof(note), "below the GPU threshold of %s (%d elements)",
-							 op_thresholds[op].name, threshold);
-				break;
-			}
-	}
-
+	use_gpu = mp_gpu_chosen(op, n, note, sizeof(note));
 	if (use_gpu)
 		use_gpu = run_on_gpu_bracketed(fname, ctx, gpu, &st, note, sizeof(note));
 	if (!use_gpu)

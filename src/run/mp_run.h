@@ -113,6 +113,7 @@ typedef struct mp_run_report
 extern mp_status mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu,
 						mp_gpu_run gpu, mp_run_report *report);
 extern int	mp_gpu_threshold(mp_op op);
+extern bool mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size);
 extern bool mp_gpu_known_unusable(void);
 extern bool mp_gpu_is_ready(void);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
