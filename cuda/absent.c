@@ -37,6 +37,13 @@ mp_gpu_describe(mp_gpu_device *dev)
 }
 
 mp_status
+mp_gpu_probe(mp_gpu_device *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	return MP_NO_DEVICE;
+}
+
+mp_status
 mp_gpu_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 			 void *out, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {

@@ -17,6 +17,18 @@ BEGIN
   RETURN coalesce((SELECT sum(mb) FROM smi WHERE pid = pg_backend_pid()), 0);
 END $$;
 \ir gpu_common.sql
+-- mergepath_info() in a backend that has made no GPU call describes the
+-- device and sets nothing up: no context, no slot, no memory on the card
+SET mergepath.device = gpu;
+SELECT mergepath_info()->'gpu' AS gpu_before_any_call;
+SELECT pg_temp.expect((mergepath_info()->'gpu'->>'available')::bool
+                      AND mergepath_info()->'gpu'->>'name' <> ''
+                      AND NOT (mergepath_info()->'gpu_held'->>'context')::bool
+                      AND (mergepath_info()->'gpu_held'->>'contexts_created')::int = 0
+                      AND (mergepath_info()->'gpu_slots'->>'this_backend')::int = -1
+                      AND pg_temp.held_mb() = 0,
+                      'mergepath_info() describes the GPU without taking it');
+RESET mergepath.device;
 CREATE TEMP TABLE big AS
 SELECT ARRAY(SELECT generate_series(1, 100000000, 2)) AS a,
        ARRAY(SELECT generate_series(2, 100000000, 2)) AS b;

@@ -433,6 +433,40 @@ mp_gpu_describe(mp_gpu_device *dev)
 	return MP_OK;
 }
 
+/*
+ * What mp_gpu_describe says, without setting anything up: the device's
+ * properties need no context, its free memory does (-1 here, unless this
+ * process holds the GPU).
+ */
+extern "C" mp_status
+mp_gpu_probe(mp_gpu_device *dev)
+{
+	cudaDeviceProp prop;
+	int			count = 0;
+
+	if (state.ready)
+		return mp_gpu_describe(dev);
+	memset(dev, 0, sizeof(*dev));
+	if (state.unusable)
+		return MP_NO_DEVICE;
+	MP_CUDA(cudaGetDeviceCount(&count));
+	if (count == 0)
+	{
+		set_error("no CUDA device is visible");
+		return MP_NO_DEVICE;
+	}
+	MP_CUDA(cudaGetDeviceProperties(&prop, 0));
+	MP_CUDA(cudaRuntimeGetVersion(&dev->runtime_version));
+	MP_CUDA(cudaDriverGetVersion(&dev->driver_version));
+	snprintf(dev->name, sizeof(dev->name), "%s", prop.name);
+	dev->compute_major = prop.major;
+	dev->compute_minor = prop.minor;
+	dev->multiprocessors = prop.multiProcessorCount;
+	dev->memory_total = (int64_t) prop.totalGlobalMem;
+	dev->memory_free = -1;
+	return MP_OK;
+}
+
 extern "C" const char *
 mp_gpu_last_error(void)
 {

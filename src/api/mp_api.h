@@ -325,6 +325,10 @@ extern void mp_gpu_shutdown(void);
 
 extern mp_status mp_gpu_describe(mp_gpu_device *dev);
 
+/* The same without setting anything up (no context, no memory): free
+ * memory is -1 unless this process holds the GPU. */
+extern mp_status mp_gpu_probe(mp_gpu_device *dev);
+
 /* Frees the device pool when it holds more than keep_bytes (the next call
  * allocates what it needs again); a no-op when the GPU is not set up. */
 extern void mp_gpu_trim(size_t keep_bytes);

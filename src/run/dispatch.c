@@ -700,9 +700,8 @@ slots_in_use(void)
 
 /*
  * The backends as this process sees them, as the members of a JSON object.
- * Sets the GPU up if it is not yet (that is how the devices are found),
- * unless mergepath.device is cpu: then only what the process already holds
- * is described, and no GPU slot is taken.
+ * Takes no GPU slot and sets nothing up; with mergepath.device = cpu only
+ * what the process already holds is described.
  */
 void
 mp_describe_backends(StringInfo json)
@@ -713,22 +712,34 @@ mp_describe_backends(StringInfo json)
 	bool		looked = true;
 	bool		held;
 
-	if (mp_device != MP_DEVICE_CPU)
-	{
-		mp_gpu_begin();
-		st = gpu_acquire(&why);
-		if (st == MP_OK)
-			st = mp_gpu_describe(&dev);
-		mp_gpu_end();
-	}
+	/*
+	 * Nothing is set up here: a GPU this process holds is described (under
+	 * the lock, as the release thread may give it back meanwhile), else the
+	 * device is only probed, with no slot and no context taken.  The CUDA
+	 * driver may start threads of its own: they inherit a mask of every
+	 * signal, as in gpu_acquire.
+	 */
+	pthread_mutex_lock(&gpu_lock);
+	held = gpu_ready;
+	st = MP_NO_DEVICE;
+	if (held)
+		st = mp_gpu_describe(&dev);
+	else if (mp_device == MP_DEVICE_CPU)
+		looked = false;
+	else if (gpu_unusable)
+		why = gpu_unusable_reason;
 	else
 	{
-		pthread_mutex_lock(&gpu_lock);
-		looked = gpu_ready;
-		st = looked ? mp_gpu_describe(&dev) : MP_NO_DEVICE;
-		pthread_mutex_unlock(&gpu_lock);
+		sigset_t	all,
+					old;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, &old);
+		st = mp_gpu_probe(&dev);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
-	held = looked && st == MP_OK;
+	pthread_mutex_unlock(&gpu_lock);
+	held = held && st == MP_OK;
 
 	json_str(json, "device_setting", device_setting_name(), true);
 	json_int(json, "gpu_min_elements", mp_gpu_min_elements);
@@ -762,7 +773,8 @@ mp_describe_backends(StringInfo json)
 		json_str(json, "compute_capability", cc, false);
 		json_int(json, "multiprocessors", dev.multiprocessors);
 		json_int(json, "memory_total_mb", dev.memory_total >> 20);
-		json_int(json, "memory_free_mb", dev.memory_free >> 20);
+		if (dev.memory_free >= 0)
+			json_int(json, "memory_free_mb", dev.memory_free >> 20);
 		json_int(json, "pool_mb", dev.pool_bytes >> 20);
 		json_int(json, "pinned_kb", dev.pinned_bytes >> 10);
 		json_int(json, "runtime_version", dev.runtime_version);
