@@ -407,25 +407,39 @@ mp_gpu_release(void)
 		release_all(true);
 }
 
-extern "C" mp_status
-mp_gpu_describe(mp_gpu_device *dev)
+/* The device's properties and the CUDA versions: no context needed. */
+static mp_status
+device_properties(int ordinal, mp_gpu_device *dev)
 {
 	cudaDeviceProp prop;
-	size_t		free_bytes = 0,
-				total_bytes = 0;
 
-	memset(dev, 0, sizeof(*dev));
-	if (mp_status st = mp_gpu_init())
-		return st;
-	MP_CUDA(cudaGetDevice(&dev->ordinal));
-	MP_CUDA(cudaGetDeviceProperties(&prop, dev->ordinal));
-	MP_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+	dev->ordinal = ordinal;
+	MP_CUDA(cudaGetDeviceProperties(&prop, ordinal));
 	MP_CUDA(cudaRuntimeGetVersion(&dev->runtime_version));
 	MP_CUDA(cudaDriverGetVersion(&dev->driver_version));
 	snprintf(dev->name, sizeof(dev->name), "%s", prop.name);
 	dev->compute_major = prop.major;
 	dev->compute_minor = prop.minor;
 	dev->multiprocessors = prop.multiProcessorCount;
+	dev->memory_total = (int64_t) prop.totalGlobalMem;
+	dev->memory_free = -1;
+	return MP_OK;
+}
+
+extern "C" mp_status
+mp_gpu_describe(mp_gpu_device *dev)
+{
+	size_t		free_bytes = 0,
+				total_bytes = 0;
+	int			ordinal = 0;
+
+	memset(dev, 0, sizeof(*dev));
+	if (mp_status st = mp_gpu_init())
+		return st;
+	MP_CUDA(cudaGetDevice(&ordinal));
+	if (mp_status st = device_properties(ordinal, dev))
+		return st;
+	MP_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
 	dev->memory_total = (int64_t) total_bytes;
 	dev->memory_free = (int64_t) free_bytes;
 	dev->pool_bytes = (int64_t) state.pool_bytes;
@@ -441,7 +455,6 @@ mp_gpu_describe(mp_gpu_device *dev)
 extern "C" mp_status
 mp_gpu_probe(mp_gpu_device *dev)
 {
-	cudaDeviceProp prop;
 	int			count = 0;
 
 	if (state.ready)
@@ -455,16 +468,8 @@ mp_gpu_probe(mp_gpu_device *dev)
 		set_error("no CUDA device is visible");
 		return MP_NO_DEVICE;
 	}
-	MP_CUDA(cudaGetDeviceProperties(&prop, 0));
-	MP_CUDA(cudaRuntimeGetVersion(&dev->runtime_version));
-	MP_CUDA(cudaDriverGetVersion(&dev->driver_version));
-	snprintf(dev->name, sizeof(dev->name), "%s", prop.name);
-	dev->compute_major = prop.major;
-	dev->compute_minor = prop.minor;
-	dev->multiprocessors = prop.multiProcessorCount;
-	dev->memory_total = (int64_t) prop.totalGlobalMem;
-	dev->memory_free = -1;
-	return MP_OK;
+	/* the device create_state sets up */
+	return device_properties(0, dev);
 }
 
 extern "C" const char *
