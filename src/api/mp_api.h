@@ -111,6 +111,46 @@ typedef enum mp_status
  */
 typedef bool (*mp_poll_fn) (void);
 
+/*
+ * One operation on one or two arrays, described once for both backends:
+ * what it reads, what it writes.  mp_cpu_array and mp_gpu_array run it by
+ * the entry points below that its kind names, under their contracts.
+ */
+typedef enum mp_array_kind
+{
+	MP_ARRAY_MERGE,				/* mp_cpu_merge */
+	MP_ARRAY_SETOP,				/* mp_cpu_setop; variant: the mp_setop */
+	MP_ARRAY_SEARCH,			/* mp_cpu_search, a the haystack and b the
+								 * needles; variant: the mp_search */
+	MP_ARRAY_SEMIJOIN,			/* mp_cpu_semijoin; variant: 1 for the anti join */
+	MP_ARRAY_JOIN_COUNT,		/* mp_cpu_join_count, or mp_gpu_join (pairs
+								 * built on the device, up to max_pairs) */
+	MP_ARRAY_SORT,				/* mp_cpu_sort of a alone */
+	MP_ARRAY_UNIQUE				/* mp_cpu_unique of a alone */
+} mp_array_kind;
+
+typedef struct mp_array_call
+{
+	mp_array_kind kind;
+	int			variant;
+	mp_type		type;
+	const void *a;
+	int64_t		na;
+	const void *b;				/* NULL and 0 for an operation on one array */
+	int64_t		nb;
+	void	   *out;			/* room for the largest result; NULL for the
+								 * join's count or an empty result */
+	int64_t		max_pairs;		/* MP_ARRAY_JOIN_COUNT */
+	int64_t		nout;			/* set by the backend: the result's length, or
+								 * the join's pairs */
+} mp_array_call;
+
+/* An mp_array_call on the CPU backend (src/cpu/cpu_array.c). */
+extern mp_status mp_cpu_array(mp_array_call *call, bool check_sorted, mp_poll_fn poll);
+
+/* Faults the pages of a fresh large allocation in ahead of writing it. */
+extern void mp_prefault(void *p, size_t nbytes);
+
 /* CPU backend (src/cpu/cpu_backend.c) */
 
 /*
@@ -336,6 +376,10 @@ extern void mp_gpu_trim(size_t keep_bytes);
 /* Gives back everything the process holds of the GPU, the CUDA context
  * included; the next mp_gpu_init sets it up again. */
 extern void mp_gpu_release(void);
+
+/* An mp_array_call on the device (cuda/host/gpu_array.cu). */
+extern mp_status mp_gpu_array(mp_array_call *call, bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
 
 /* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
 extern mp_status mp_gpu_merge(mp_type type, const void *a, int64_t na,

@@ -336,71 +336,50 @@ run_bounds(const mp_agg_state *state)
 	return bounds;
 }
 
+/* A state's elements put in order on one backend. */
 static mp_status
-order_on_cpu(void *ctx, mp_poll_fn poll)
+order_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	agg_order  *run = ctx;
 	const mp_agg_state *state = run->state;
 	int64		n = state->values.n;
 	int64		k = state->runs.n;
+	int			bits = (int) mp_type_size(state->keytype) * 8;
+	mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
 	void	   *scratch;
 	mp_status	st;
 
-	if (state->sorted && merge_beats_sort(false, mp_type_size(state->type), k))
+	if (state->sorted && merge_beats_sort(gpu, mp_type_size(state->type), k))
 	{
 		int64	   *bounds = run_bounds(state);
 
-		st = state->kind == AGG_SORT_BY_KEY
-			? mp_cpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
-									bounds, k, run->perm, poll)
-			: mp_cpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll);
+		if (state->kind == AGG_SORT_BY_KEY)
+			st = gpu ? mp_gpu_merge_key_runs(keys.word_bytes, keys.words, bounds, k, run->perm,
+											 poll, timing)
+				: mp_cpu_merge_key_runs(keys.word_bytes, keys.words, bounds, k, run->perm, poll);
+		else
+			st = gpu ? mp_gpu_merge_runs(state->type, state->values.data, bounds, k, run->out,
+										 poll, timing)
+				: mp_cpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll);
 		pfree(bounds);
 		return st;
 	}
 	if (state->kind == AGG_SORT_BY_KEY)
 	{
-		int			bits = (int) mp_type_size(state->keytype) * 8;
-		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
-
+		if (gpu)
+			return mp_gpu_sort_rows(&keys, n, run->perm, poll, timing);
 		scratch = palloc_extended(mp_cpu_sort_rows_scratch(n), MCXT_ALLOC_HUGE);
 		st = mp_cpu_sort_rows(&keys, n, run->perm, scratch, poll);
 	}
 	else
 	{
+		if (gpu)
+			return mp_gpu_sort(state->type, state->values.data, n, run->out, poll, timing);
 		scratch = palloc_extended((Size) n * mp_type_size(state->type), MCXT_ALLOC_HUGE);
 		st = mp_cpu_sort(state->type, state->values.data, n, run->out, scratch, poll);
 	}
 	pfree(scratch);
 	return st;
-}
-
-static mp_status
-order_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	agg_order  *run = ctx;
-	const mp_agg_state *state = run->state;
-	int64		n = state->values.n;
-	int64		k = state->runs.n;
-
-	if (state->sorted && merge_beats_sort(true, mp_type_size(state->type), k))
-	{
-		int64	   *bounds = run_bounds(state);
-		mp_status	st = state->kind == AGG_SORT_BY_KEY
-			? mp_gpu_merge_key_runs((int) mp_type_size(state->keytype), state->keys.data,
-									bounds, k, run->perm, poll, timing)
-			: mp_gpu_merge_runs(state->type, state->values.data, bounds, k, run->out, poll,
-								timing);
-		pfree(bounds);
-		return st;
-	}
-	if (state->kind == AGG_SORT_BY_KEY)
-	{
-		int			bits = (int) mp_type_size(state->keytype) * 8;
-		mp_row_keys keys = {1, (int) mp_type_size(state->keytype), &bits, state->keys.data};
-
-		return mp_gpu_sort_rows(&keys, n, run->perm, poll, timing);
-	}
-	return mp_gpu_sort(state->type, state->values.data, n, run->out, poll, timing);
 }
 
 /* A column gathered by a permutation. */
@@ -440,7 +419,7 @@ agg_put_in_order(const mp_agg_state *state, void *values_out, void *keys_out)
 	}
 	if (state->kind == AGG_SORT_BY_KEY)
 		run.perm = palloc_extended((Size) n * sizeof(uint32), MCXT_ALLOC_HUGE);
-	(void) mp_run(agg_name(state), agg_op(state), n, &run, order_on_cpu, order_on_gpu, NULL);
+	(void) mp_run(agg_name(state), agg_op(state), n, &run, order_work, NULL);
 	if (run.perm)
 	{
 		gather(state->values.data, elsize, run.perm, n, values_out);

@@ -4,9 +4,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -69,25 +66,6 @@ mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *fname, const char *
 	arg->data = ARR_DATA_PTR(array);
 	arg->n = ndim == 0 ? 0 : ARR_DIMS(array)[0];
 	arg->lbound = ndim == 0 ? 1 : ARR_LBOUND(array)[0];
-}
-
-/*
- * Large allocations are fresh mappings, and the first write to each of their
- * pages traps into the kernel.  Asking the kernel to fault the pages in ahead
- * does the same work without a trap per page: about half the cost of
- * writing 80 MB of new memory.  Best effort (Linux 5.14 on).
- */
-void
-mp_prefault(void *p, Size nbytes)
-{
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
-	uintptr_t	end = ((uintptr_t) p + nbytes) & ~(page - 1);
-
-	if (nbytes >= ((Size) 1 << 22) && end > start)
-		(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
-#endif
 }
 
 /* 54000: a result of n elements is more than PostgreSQL can hold. */

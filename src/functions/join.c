@@ -29,20 +29,6 @@
 /* The most pairs a join returns: 1 GB of them as two int4 each. */
 #define MP_JOIN_MAX_PAIRS ((int64) (MaxAllocSize / (2 * sizeof(int32))))
 
-static mp_status
-cpu_join_count(mp_call *call, bool check_sorted, mp_poll_fn poll)
-{
-	return mp_cpu_join_count(call->a->type, call->a->data, call->a->n, call->b->data,
-							 call->b->n, &call->nout, check_sorted, poll);
-}
-
-static mp_status
-gpu_join_count(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	return mp_gpu_join(call->a->type, call->a->data, call->a->n, call->b->data, call->b->n,
-					   call->limit, &call->nout, check_sorted, poll, timing);
-}
-
 /* gpu_join's kinds */
 typedef enum join_kind
 {
@@ -150,7 +136,7 @@ join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 {
 	mp_arg		a = *ap,
 				b = *bp;
-	mp_call		call = {&a, &b};
+	mp_array_call call = {MP_ARRAY_JOIN_COUNT, 0, a.type, a.data, a.n, b.data, b.n};
 	join_out	o = {rsinfo, &a, &b, kind == JOIN_KIND_LEFT || kind == JOIN_KIND_FULL,
 	kind == JOIN_KIND_RIGHT || kind == JOIN_KIND_FULL};
 	mp_join_cursor cursor;
@@ -159,9 +145,10 @@ join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 	int64		i = 0,			/* a[0..i) and b[0..j) are accounted for */
 				j = 0;
 	double		t0;
+	bool		on_gpu;
 
-	call.limit = MP_JOIN_MAX_PAIRS;
-	mp_run_pair("gpu_join", MP_OP_JOIN, &call, cpu_join_count, gpu_join_count);
+	call.max_pairs = MP_JOIN_MAX_PAIRS;
+	on_gpu = mp_run_array("gpu_join", MP_OP_JOIN, &call, &a, &b);
 	if (call.nout > MP_JOIN_MAX_PAIRS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -178,7 +165,7 @@ join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 	{
 		int64		n = Min(MP_JOIN_PIECE, call.nout - first);
 
-		if (call.used_gpu)
+		if (on_gpu)
 		{
 			mp_gpu_timing timing = {0};
 			mp_status	st = mp_gpu_join_fetch(first, n, a_pos, b_pos, NULL, &timing);

@@ -12,7 +12,6 @@
 extern mp_type mp_type_of(Oid elemtype);
 extern void mp_fetch_arg(FunctionCallInfo fcinfo, int argno, const char *fname,
 						 const char *name, mp_arg *arg);
-extern void mp_prefault(void *p, Size nbytes);
 extern ArrayType *mp_new_result(Oid elemtype, int64 n, const char *fname);
 extern ArrayType *mp_new_result_room(Oid elemtype, int64 room, int64 prefault,
 									 const char *fname);

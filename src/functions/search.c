@@ -9,29 +9,12 @@
 
 #include "mp_arrays.h"
 
-/* call->a is the haystack, call->b the needles, call->op an mp_search. */
-static mp_status
-cpu_search(mp_call *call, bool check_sorted, mp_poll_fn poll)
-{
-	call->nout = call->b->n;
-	return mp_cpu_search((mp_search) call->op, call->a->type, call->a->data, call->a->n,
-						 call->b->data, call->b->n, call->out, check_sorted, poll);
-}
-
-static mp_status
-gpu_search(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	call->nout = call->b->n;
-	return mp_gpu_search((mp_search) call->op, call->a->type, call->a->data, call->a->n,
-						 call->b->data, call->b->n, call->out, check_sorted, poll, timing);
-}
-
 static Datum
 run_search(FunctionCallInfo fcinfo, mp_search kind, const char *fname)
 {
 	mp_arg		hay,
 				needles;
-	mp_call		call = {&hay, &needles, kind};
+	mp_array_call call = {MP_ARRAY_SEARCH, kind};
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, fname, "haystack", &hay);
@@ -40,8 +23,13 @@ run_search(FunctionCallInfo fcinfo, mp_search kind, const char *fname)
 	result = mp_new_result(INT4OID, needles.n, fname);
 	if (hay.n + needles.n > 0)
 	{
+		call.type = hay.type;
+		call.a = hay.data;
+		call.na = hay.n;
+		call.b = needles.data;
+		call.nb = needles.n;
 		call.out = needles.n > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, MP_OP_SEARCH, &call, cpu_search, gpu_search);
+		mp_run_array(fname, MP_OP_SEARCH, &call, &hay, &needles);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);
 }
@@ -70,27 +58,12 @@ mergepath_count(PG_FUNCTION_ARGS)
 	return run_search(fcinfo, MP_COUNT, "gpu_count");
 }
 
-/* call->op: true for the anti join. */
-static mp_status
-cpu_semijoin(mp_call *call, bool check_sorted, mp_poll_fn poll)
-{
-	return mp_cpu_semijoin(call->op, call->a->type, call->a->data, call->a->n, call->b->data,
-						   call->b->n, call->out, &call->nout, check_sorted, poll);
-}
-
-static mp_status
-gpu_semijoin(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	return mp_gpu_semijoin(call->op, call->a->type, call->a->data, call->a->n, call->b->data,
-						   call->b->n, call->out, &call->nout, check_sorted, poll, timing);
-}
-
 static Datum
 run_semijoin(FunctionCallInfo fcinfo, bool anti, const char *fname)
 {
 	mp_arg		a,
 				b;
-	mp_call		call = {&a, &b, anti};
+	mp_array_call call = {MP_ARRAY_SEMIJOIN, anti};
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
@@ -100,8 +73,13 @@ run_semijoin(FunctionCallInfo fcinfo, bool anti, const char *fname)
 	result = mp_new_result_room(a.elemtype, a.n, 0, fname);
 	if (a.n + b.n > 0)
 	{
+		call.type = a.type;
+		call.a = a.data;
+		call.na = a.n;
+		call.b = b.data;
+		call.nb = b.n;
 		call.out = a.n > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, MP_OP_SEMIJOIN, &call, cpu_semijoin, gpu_semijoin);
+		mp_run_array(fname, MP_OP_SEMIJOIN, &call, &a, &b);
 		result = mp_finish_result(result, call.nout);
 	}
 	PG_RETURN_ARRAYTYPE_P(result);

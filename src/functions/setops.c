@@ -9,21 +9,6 @@
 
 #include "mp_arrays.h"
 
-static mp_status
-cpu_setop(mp_call *call, bool check_sorted, mp_poll_fn poll)
-{
-	return mp_cpu_setop((mp_setop) call->op, call->a->type, call->a->data, call->a->n,
-						call->b->data, call->b->n, call->out, &call->nout, check_sorted, poll);
-}
-
-static mp_status
-gpu_setop(mp_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	return mp_gpu_setop((mp_setop) call->op, call->a->type, call->a->data, call->a->n,
-						call->b->data, call->b->n, call->out, &call->nout, check_sorted,
-						poll, timing);
-}
-
 /*
  * The result's length is known only afterwards: the backend writes into
  * room for the largest possible result, which is then cut to length.  Where
@@ -35,7 +20,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 {
 	mp_arg		a,
 				b;
-	mp_call		call = {&a, &b, op};
+	mp_array_call call = {MP_ARRAY_SETOP, op};
 	int64		room,
 				least;
 	size_t		elsize;
@@ -43,6 +28,11 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 
 	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
 	mp_fetch_arg(fcinfo, 1, fname, "b", &b);
+	call.type = a.type;
+	call.a = a.data;
+	call.na = a.n;
+	call.b = b.data;
+	call.nb = b.n;
 	room = mp_setop_capacity(op, a.n, b.n);
 	least = mp_setop_minimum(op, a.n, b.n);
 	elsize = mp_type_size(a.type);
@@ -56,7 +46,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 	{
 		result = mp_new_result_room(a.elemtype, room, least, fname);
 		call.out = room > 0 ? ARR_DATA_PTR(result) : NULL;
-		mp_run_pair(fname, MP_OP_SETOP, &call, cpu_setop, gpu_setop);
+		mp_run_array(fname, MP_OP_SETOP, &call, &a, &b);
 		result = mp_finish_result(result, call.nout);
 	}
 	else
@@ -64,7 +54,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 		void	   *scratch = palloc_extended((Size) room * elsize, MCXT_ALLOC_HUGE);
 
 		call.out = scratch;
-		mp_run_pair(fname, MP_OP_SETOP, &call, cpu_setop, gpu_setop);
+		mp_run_array(fname, MP_OP_SETOP, &call, &a, &b);
 		if (!mp_result_fits(elsize, call.nout))
 			mp_refuse_result(fname, call.nout);
 		result = mp_new_result(a.elemtype, call.nout, fname);

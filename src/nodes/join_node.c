@@ -586,8 +586,9 @@ search_keys(MergepathJoinState *state, mp_search kind, int32 *out, bool gpu,
 
 /* Both sides sorted and matched on one backend; the GPU's timings in *timing. */
 static mp_status
-match_keys(match_run *run, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
+match_keys(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 {
+	match_run  *run = ctx;
 	MergepathJoinState *state = run->state;
 	join_side  *sides[2] = {&state->outer, &state->inner};
 	mp_status	st;
@@ -608,20 +609,6 @@ match_keys(match_run *run, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 	if (st == MP_OK)
 		st = search_keys(state, MP_UPPER_BOUND, state->upper, gpu, poll, timing);
 	return st;
-}
-
-static mp_status
-match_on_cpu(void *ctx, mp_poll_fn poll)
-{
-	mp_gpu_timing unused;
-
-	return match_keys(ctx, false, poll, &unused);
-}
-
-static mp_status
-match_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	return match_keys(ctx, true, poll, timing);
 }
 
 /*
@@ -717,7 +704,7 @@ match_rows(MergepathJoinState *state)
 	if (state->outer.nkeyed + state->inner.nkeyed > 0)
 	{
 		(void) mp_run("MergepathJoin", MP_OP_NODES, state->outer.nkeyed + state->inner.nkeyed, &run,
-					  match_on_cpu, match_on_gpu, &state->run);
+					  match_keys, &state->run);
 		state->any_gpu |= state->run.used_gpu;
 	}
 	state->match_ms += mp_now_ms() - t0;

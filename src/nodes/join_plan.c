@@ -138,18 +138,6 @@ find_key(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInf
 }
 
 /*
- * Whether the sort is costed as the GPU's.  Only when mergepath.device is
- * gpu: with auto, whether there is a GPU is only known once a backend has
- * tried it, and a plan must not depend on that; the CPU's cost is the
- * higher one, so a join the node wins on the CPU it wins on the GPU.
- */
-static bool
-plan_on_gpu(void)
-{
-	return mp_device == MP_DEVICE_GPU;
-}
-
-/*
  * The cheaper way to have one side in key order: its cheapest path sorted
  * by the node, or a path already in key order (which the node finds in
  * order as it reads it, and does not sort).  *cost includes the sort.
@@ -158,8 +146,11 @@ static Path *
 pick_input(List *pathkeys, List *paths, Path *cheapest, Cost *cost)
 {
 	double		rows = cheapest->rows;
+	/* the GPU's cost where the plan may count on it (mp_gpu_plannable);
+	 * the CPU's is the higher, so a join the node wins on the CPU it wins
+	 * on the GPU */
 	Cost		sort = cpu_operator_cost * rows *
-		(plan_on_gpu() ? MP_JOIN_SORT_GPU_COST : MP_JOIN_SORT_CPU_COST);
+		(mp_gpu_plannable() ? MP_JOIN_SORT_GPU_COST : MP_JOIN_SORT_CPU_COST);
 	Path	   *in_order = NULL;
 
 	if (pathkeys != NIL)

@@ -364,8 +364,7 @@ early_bytes(mp_rowsort *rs)
 static bool
 gpu_likely(int64 n)
 {
-	return !mp_gpu_known_unusable() && mp_gpu_chosen(MP_OP_NODES, n, NULL, 0) &&
-		(mp_device == MP_DEVICE_GPU || mp_gpu_is_ready());
+	return mp_gpu_expected(MP_OP_NODES, n);
 }
 
 /* Bytes of the arrays that hold a row (a row of room): its pointer or its
@@ -715,55 +714,29 @@ typedef struct sort_work
 } sort_work;
 
 static mp_status
-sort_on_cpu(void *ctx, mp_poll_fn poll)
+sort_rows_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	sort_work  *w = ctx;
-	void	   *scratch = mp_big_alloc(w->big, mp_cpu_sort_rows_scratch(Max(w->n, 1)));
-	mp_status	st = mp_cpu_sort_rows(&w->keys, w->n, w->perm, scratch, poll);
+	void	   *scratch;
+	mp_status	st;
 
+	if (gpu)
+		return mp_gpu_sort_rows(&w->keys, w->n, w->perm, poll, timing);
+	scratch = mp_big_alloc(w->big, mp_cpu_sort_rows_scratch(Max(w->n, 1)));
+	st = mp_cpu_sort_rows(&w->keys, w->n, w->perm, scratch, poll);
 	note_peak(w->rs);
 	mp_big_free(w->big, scratch);
 	return st;
 }
 
-static mp_status
-sort_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	sort_work  *w = ctx;
-
-	return mp_gpu_sort_rows(&w->keys, w->n, w->perm, poll, timing);
-}
-
 /*
  * The permutation that puts the held rows in key order; *keys gets their
- * composite keys (freed by the caller), laid out as lay_out_keys says.
- */
-/*
- * Under mergepath.device = auto, an external sort's run below
- * MP_COLD_GPU_MIN_ROWS_ROWS rows (api/mp_measured.h) stays on the CPU in a
- * process whose GPU is not set up: setting it up costs about 0.2 s, more
+ * composite keys (freed by the caller), laid out as lay_out_keys says.  A
+ * run of an external sort is MP_OP_NODE_RUN's work: below
+ * MP_COLD_GPU_MIN_ROWS rows (api/mp_measured.h) it stays on the CPU in a
+ * process whose GPU is not set up, as setting it up costs about 0.2 s, more
  * than the GPU wins on such runs.
  */
-
-/* Work run on the CPU backend directly, without mp_run's bracket. */
-static void
-run_on_cpu(mp_rowsort *rs, mp_status (*fn) (void *, mp_poll_fn), void *work,
-		   mp_run_report *report, const char *note)
-{
-	memset(report, 0, sizeof(*report));
-	strlcpy(report->note, note, sizeof(report->note));
-	for (;;)
-	{
-		mp_status	st = fn(work, mp_poll);
-
-		if (st == MP_OK)
-			break;
-		if (st != MP_CANCELLED)
-			elog(ERROR, "%s: the CPU backend failed with status %d", rs->fname, (int) st);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
 static uint32 *
 sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 {
@@ -796,13 +769,8 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	t1 = mp_now_ms();
 	rs->stats.keys_ms += t1 - t0;
 	note_peak(rs);
-	if (rs->spilled && mp_device == MP_DEVICE_AUTO && rs->nrows < MP_COLD_GPU_MIN_ROWS &&
-		!mp_gpu_is_ready())
-		run_on_cpu(rs, sort_on_cpu, &work, &report,
-				   "runs below 1048576 rows stay on the CPU in a process without the GPU set up");
-	else
-		(void) mp_run(rs->fname, MP_OP_NODES, rs->nrows, &work, sort_on_cpu, sort_on_gpu,
-					  &report);
+	(void) mp_run(rs->fname, rs->spilled ? MP_OP_NODE_RUN : MP_OP_NODES, rs->nrows, &work,
+				  sort_rows_work, &report);
 	note_run(rs, &report);
 	rs->stats.sort_ms += mp_now_ms() - t1;
 	return work.perm;
@@ -1379,12 +1347,11 @@ window_cut(const mp_rowsort *rs, const rs_input *in, const uint64 *bound, bool t
 }
 
 /*
- * Batches are merged on the GPU from MP_MERGE_GPU_MIN_ROWS_ROWS rows on
- * (mergepath.device = auto; api/mp_measured.h): below it a trip to the GPU a
- * batch lost to the CPU's merge.
+ * The batch's merge as mp_run's work, MP_OP_NODE_MERGE's: under
+ * mergepath.device = auto a batch goes to the GPU from MP_MERGE_GPU_MIN_ROWS
+ * rows on (api/mp_measured.h): below it a trip to the GPU lost to the CPU's
+ * merge.
  */
-
-/* The batch's merge as mp_run's work. */
 typedef struct merge_work
 {
 	mp_rowsort *rs;
@@ -1392,30 +1359,18 @@ typedef struct merge_work
 } merge_work;
 
 static mp_status
-merge_on_cpu(void *ctx, mp_poll_fn poll)
+merge_runs_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	merge_work *w = ctx;
 	mp_rowsort *rs = w->rs;
 	mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
 
-	return mp_cpu_merge_row_runs(&keys, rs->bounds, rs->ninputs, rs->perm, poll);
-}
-
-static mp_status
-merge_on_gpu(void *ctx, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	merge_work *w = ctx;
-	mp_rowsort *rs = w->rs;
-
+	if (!gpu)
+		return mp_cpu_merge_row_runs(&keys, rs->bounds, rs->ninputs, rs->perm, poll);
 	if (rs->nwords == 1)
 		return mp_gpu_merge_key_runs(rs->word_bytes, rs->bkeys, rs->bounds, rs->ninputs,
 									 rs->perm, poll, timing);
-	else
-	{
-		mp_row_keys keys = {rs->nwords, rs->word_bytes, rs->wbits, rs->bkeys};
-
-		return mp_gpu_sort_rows(&keys, w->n, rs->perm, poll, timing);
-	}
+	return mp_gpu_sort_rows(&keys, w->n, rs->perm, poll, timing);
 }
 
 /*
@@ -1489,12 +1444,7 @@ merge_batch(mp_rowsort *rs)
 		}
 	}
 	work.n = total;
-	if (mp_device == MP_DEVICE_AUTO && total < MP_MERGE_GPU_MIN_ROWS)
-		run_on_cpu(rs, merge_on_cpu, &work, &report,
-				   "merge batches below 1048576 rows stay on the CPU");
-	else
-		(void) mp_run(rs->fname, MP_OP_NODES, total, &work, merge_on_cpu, merge_on_gpu,
-					  &report);
+	(void) mp_run(rs->fname, MP_OP_NODE_MERGE, total, &work, merge_runs_work, &report);
 	note_run(rs, &report);
 	for (int64 j = 0; j < total; j++)
 		rs->out[j] = rs->brows[rs->perm[j]];

@@ -57,7 +57,7 @@ pg_noreturn extern void mp_report_unsorted(const char *fname, const mp_arg *a,
 
 /*
  * The operations, each with its own threshold for the GPU under
- * mergepath.device = auto (dispatch.c).
+ * mergepath.device = auto (runner.c).
  */
 typedef enum mp_op
 {
@@ -72,34 +72,18 @@ typedef enum mp_op
 	MP_OP_SORT_BY_KEY_AGG,
 	MP_OP_MERGE_AGG,
 	MP_OP_NODES,
+	MP_OP_NODE_RUN,				/* a sort node's run, once it has spilled */
+	MP_OP_NODE_MERGE,			/* a batch of a sort node's merge of runs */
 	MP_N_OPS
 } mp_op;
 
-/* dispatch.c */
+/* runner.c */
 
-/* One call of an operation on one or two arrays, as the backend adapters
- * see it. */
-typedef struct mp_call
-{
-	const mp_arg *a;
-	const mp_arg *b;			/* NULL for an operation on one array */
-	int			op;				/* the operation's own selector, e.g. an mp_setop */
-	void	   *out;			/* room for the largest result */
-	int64		limit;			/* the most results the caller takes, where it matters */
-	int64		nout;			/* the result's length, set by the backend */
-	bool		used_gpu;		/* set by mp_run_pair: which backend ran */
-} mp_call;
-
-typedef mp_status (*mp_cpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll);
-typedef mp_status (*mp_gpu_fn) (mp_call *call, bool check_sorted, mp_poll_fn poll,
-								mp_gpu_timing *timing);
-
-extern void mp_run_pair(const char *fname, mp_op op, mp_call *call, mp_cpu_fn cpu,
-						mp_gpu_fn gpu);
-
-/* Work of any shape for mp_run: ctx is the work's own. */
-typedef mp_status (*mp_cpu_run) (void *ctx, mp_poll_fn poll);
-typedef mp_status (*mp_gpu_run) (void *ctx, mp_poll_fn poll, mp_gpu_timing *timing);
+/*
+ * A piece of work of any shape, as mp_run runs it: on the GPU (its timings
+ * added to *timing) or on the CPU backend.  ctx is the work's own.
+ */
+typedef mp_status (*mp_work_fn) (void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing);
 
 /* Which backend ran a piece of work, why not the GPU, and its timings. */
 typedef struct mp_run_report
@@ -110,13 +94,22 @@ typedef struct mp_run_report
 	double		total_ms;
 } mp_run_report;
 
-extern mp_status mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_cpu_run cpu,
-						mp_gpu_run gpu, mp_run_report *report);
+extern mp_status mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
+						mp_run_report *report);
+extern bool mp_run_array(const char *fname, mp_op op, mp_array_call *call, const mp_arg *a,
+						 const mp_arg *b);
 extern int	mp_gpu_threshold(mp_op op);
 extern bool mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size);
+extern bool mp_gpu_expected(mp_op op, int64 n);
+extern bool mp_gpu_plannable(void);
+extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
+extern double mp_now_ms(void);
+extern bool mp_poll(void);
+extern void mp_describe_backends(StringInfo json);
+
+/* gpu_life.c */
 extern bool mp_gpu_known_unusable(void);
 extern bool mp_gpu_is_ready(void);
-extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
 
 /*
  * Brackets a piece of GPU work that spans several backend calls (mp_run
@@ -125,8 +118,5 @@ extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
  */
 extern void mp_gpu_begin(void);
 extern void mp_gpu_end(void);
-extern double mp_now_ms(void);
-extern bool mp_poll(void);
-extern void mp_describe_backends(StringInfo json);
 
 #endif							/* MP_RUN_H */

@@ -1,0 +1,425 @@
+/*
+ * runner.c
+ *		The one way an operation runs on a backend: the choice of backend
+ *		(mergepath.device and the measured thresholds), the GPU taken and
+ *		given back around the work, its time, and the one place where the
+ *		backends' status codes become errors.  What the last run did is kept
+ *		for mergepath_info().
+ *
+ * Backend calls are synchronous and leave nothing running when they return,
+ * errors included, and interrupts are polled between chunks and raised here
+ * after the backend has returned.  So an error or a cancel never strands
+ * device work or buffers; the buffers themselves belong to the process and
+ * are reused by its next call.
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "miscadmin.h"
+
+#include "gpu_life.h"
+#include "mp_json.h"
+#include "../api/mp_measured.h"
+
+/* What the last call did, for mergepath_info(). */
+typedef struct mp_last_call
+{
+	bool		valid;
+	char		function[NAMEDATALEN];
+	const char *backend;
+	char		note[320];
+	int64		elements_in;
+	int64		elements_out;
+	double		total_ms;
+	bool		used_gpu;
+	mp_gpu_timing gpu;
+} mp_last_call;
+
+static mp_last_call last_call;
+
+double
+mp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* The backends' poll: an interrupt is pending and may be served. */
+bool
+mp_poll(void)
+{
+	return INTERRUPTS_PENDING_CONDITION() && INTERRUPTS_CAN_BE_PROCESSED();
+}
+
+static const char *
+device_setting_name(void)
+{
+	return mp_device == MP_DEVICE_GPU ? "gpu" : mp_device == MP_DEVICE_CPU ? "cpu" : "auto";
+}
+
+/* mergepath.device = gpu and the GPU could not run the call. */
+static void
+report_gpu_failure(const char *fname, mp_status st, const char *why)
+{
+	int			code;
+
+	switch (st)
+	{
+		case MP_OUT_OF_MEMORY:
+			code = ERRCODE_OUT_OF_MEMORY;
+			break;
+		case MP_NO_DEVICE:
+			code = ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+			break;
+		default:
+			code = ERRCODE_SYSTEM_ERROR;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("%s: the GPU backend could not run this call: %s", fname, why),
+			 errhint("Set mergepath.device to auto to fall back to the CPU.")));
+}
+
+/*
+ * The GPU part of a run, inside mp_gpu_begin .. mp_gpu_end: true when the
+ * GPU ran the work (its status in *st), false when the CPU is to run it (why
+ * in note).  With mergepath.device = gpu every failure is raised here.
+ */
+static bool
+run_on_gpu(const char *fname, void *ctx, mp_work_fn work, mp_status *st, char *note,
+		   size_t note_size)
+{
+	const char *why = NULL;
+
+	if ((*st = mp_gpu_acquire(&why)) != MP_OK)
+	{
+		if (mp_device == MP_DEVICE_GPU)
+			report_gpu_failure(fname, *st, why);
+		mp_gpu_unavailable_note(why, note, note_size);
+		return false;
+	}
+	for (;;)
+	{
+		*st = work(ctx, true, mp_poll, &last_call.gpu);
+		if (*st != MP_CANCELLED)
+			break;
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (*st != MP_OK && *st != MP_UNSORTED)
+	{
+		/* a GPU failure, not bad input */
+		mp_gpu_lost(*st);
+		if (mp_device == MP_DEVICE_GPU)
+			report_gpu_failure(fname, *st, mp_gpu_last_error());
+		snprintf(note, note_size, "fell back to the CPU: %s", mp_gpu_last_error());
+		memset(&last_call.gpu, 0, sizeof(last_call.gpu));
+		return false;
+	}
+	return true;
+}
+
+/* run_on_gpu between mp_gpu_begin and mp_gpu_end, the end also on error */
+static bool
+run_on_gpu_bracketed(const char *fname, void *ctx, mp_work_fn work, mp_status *st, char *note,
+					 size_t note_size)
+{
+	volatile bool used = false;
+
+	mp_gpu_begin();
+	PG_TRY();
+	{
+		used = run_on_gpu(fname, ctx, work, st, note, note_size);
+	}
+	PG_FINALLY();
+	{
+		mp_gpu_end();
+	}
+	PG_END_TRY();
+	return used;
+}
+
+/*
+ * Where mergepath.device = auto starts to use the GPU, operation by
+ * operation, in input elements (rows for the aggregates and the nodes): the
+ * measured crossovers (api/mp_measured.h).  mergepath.gpu_min_elements,
+ * when set, overrides them, but not the floors: the sizes below which a
+ * node's pieces of work stay on the CPU whatever the threshold (a cold
+ * floor only while the process has not set the GPU up).  mergepath_info()
+ * lists the listed ones.
+ */
+static const struct
+{
+	const char *name;
+	int			min_elements;
+	bool		listed;
+	int64		floor;
+	int64		cold_floor;
+	const char *floor_note;
+}			op_thresholds[MP_N_OPS] = {
+	[MP_OP_MERGE] = {"merge", MP_GPU_MIN_MERGE, true},
+	[MP_OP_SETOP] = {"setops", MP_GPU_MIN_SETOPS, true},
+	[MP_OP_SEARCH] = {"search", MP_GPU_MIN_SEARCH, true},
+	[MP_OP_SEMIJOIN] = {"semijoin", MP_GPU_MIN_SEMIJOIN, true},
+	[MP_OP_JOIN] = {"join", MP_GPU_MIN_JOIN, true},
+	[MP_OP_SORT] = {"sort", MP_GPU_MIN_SORT, true},
+	[MP_OP_UNIQUE] = {"unique", MP_GPU_MIN_UNIQUE, true},
+	[MP_OP_SORT_AGG] = {"sort_agg", MP_GPU_MIN_SORT_AGG, true},
+	[MP_OP_SORT_BY_KEY_AGG] = {"sort_agg_by_key", MP_GPU_MIN_SORT_BY_KEY_AGG, true},
+	[MP_OP_MERGE_AGG] = {"merge_agg", MP_GPU_MIN_MERGE_AGG, true},
+	[MP_OP_NODES] = {"nodes", MP_GPU_MIN_NODES, true},
+	[MP_OP_NODE_RUN] = {"nodes", MP_GPU_MIN_NODES, false, 0, MP_COLD_GPU_MIN_ROWS,
+	"runs below 1048576 rows stay on the CPU in a process without the GPU set up"},
+	[MP_OP_NODE_MERGE] = {"nodes", MP_GPU_MIN_NODES, false, MP_MERGE_GPU_MIN_ROWS, 0,
+	"merge batches below 1048576 rows stay on the CPU"},
+};
+
+StaticAssertDecl(MP_COLD_GPU_MIN_ROWS == 1048576 && MP_MERGE_GPU_MIN_ROWS == 1048576,
+				 "the floors' notes give their sizes");
+
+/* The threshold in force for op: -1 for never. */
+int
+mp_gpu_threshold(mp_op op)
+{
+	return mp_gpu_min_elements >= 0 ? mp_gpu_min_elements : op_thresholds[op].min_elements;
+}
+
+/*
+ * Whether the settings send op's work on n elements to the GPU: the one
+ * choice of backend, which mp_run then makes (falling back to the CPU where
+ * mergepath.device = auto and the GPU cannot be had).  When they do not,
+ * note (if given) says why.
+ */
+bool
+mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size)
+{
+	int			threshold = mp_gpu_threshold(op);
+	char		dummy[1];
+
+	if (note == NULL)
+	{
+		note = dummy;
+		note_size = sizeof(dummy);
+	}
+	switch (mp_device)
+	{
+		case MP_DEVICE_CPU:
+			strlcpy(note, "mergepath.device is cpu", note_size);
+			return false;
+		case MP_DEVICE_GPU:
+			return true;
+		default:
+			break;
+	}
+	if (n < op_thresholds[op].floor ||
+		(n < op_thresholds[op].cold_floor && !mp_gpu_is_ready()))
+	{
+		strlcpy(note, op_thresholds[op].floor_note, note_size);
+		return false;
+	}
+	if (threshold >= 0 && n >= threshold)
+		return true;
+	if (mp_gpu_min_elements >= 0)
+		strlcpy(note, "below mergepath.gpu_min_elements", note_size);
+	else if (threshold < 0)
+		snprintf(note, note_size, "the CPU is faster at every size for %s",
+				 op_thresholds[op].name);
+	else
+		snprintf(note, note_size, "below the GPU threshold of %s (%d elements)",
+				 op_thresholds[op].name, threshold);
+	return false;
+}
+
+/*
+ * Whether op's work on n elements will run on the GPU, as far as this
+ * process can tell before running it: chosen, and the GPU either demanded
+ * or already set up here (a first set-up may still fail).
+ */
+bool
+mp_gpu_expected(mp_op op, int64 n)
+{
+	return !mp_gpu_known_unusable() && mp_gpu_chosen(op, n, NULL, 0) &&
+		(mp_device == MP_DEVICE_GPU || mp_gpu_is_ready());
+}
+
+/*
+ * Whether a plan may count on the GPU.  Only when mergepath.device is gpu:
+ * with auto, whether there is a GPU is only known once a backend has tried
+ * it, and a plan must not depend on that.
+ */
+bool
+mp_gpu_plannable(void)
+{
+	return mp_device == MP_DEVICE_GPU;
+}
+
+/* A status of the CPU backend's that is not bad input, as an error. */
+static void
+report_cpu_failure(const char *fname, mp_status st)
+{
+	if (st == MP_OUT_OF_MEMORY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("%s: the CPU backend could not allocate its working memory.",
+						   fname)));
+	elog(ERROR, "%s: the CPU backend failed with status %d", fname, (int) st);
+}
+
+/*
+ * Run op's work on n elements on the backend the settings choose, with the
+ * fallbacks of mergepath.device = auto: work(ctx, gpu, ...) does it on the
+ * GPU or on the CPU.  Returns MP_OK or MP_UNSORTED; every other outcome is
+ * raised here.  The run becomes mergepath_info()'s last call, and *report
+ * (when not NULL) says which backend ran it and why.
+ */
+mp_status
+mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
+	   mp_run_report *report)
+{
+	double		t0 = mp_now_ms();
+	bool		use_gpu;
+	mp_status	st = MP_OK;
+	char		note[320] = "";
+
+	memset(&last_call, 0, sizeof(last_call));
+
+	use_gpu = mp_gpu_chosen(op, n, note, sizeof(note));
+	if (use_gpu)
+		use_gpu = run_on_gpu_bracketed(fname, ctx, work, &st, note, sizeof(note));
+	if (!use_gpu)
+	{
+		mp_gpu_timing unused = {0};
+
+		for (;;)
+		{
+			st = work(ctx, false, mp_poll, &unused);
+			if (st != MP_CANCELLED)
+				break;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	if (st != MP_OK && st != MP_UNSORTED)
+		report_cpu_failure(fname, st);
+
+	last_call.valid = true;
+	strlcpy(last_call.function, fname, sizeof(last_call.function));
+	last_call.backend = use_gpu ? "gpu" : "cpu";
+	last_call.used_gpu = use_gpu;
+	strlcpy(last_call.note, note, sizeof(last_call.note));
+	last_call.elements_in = n;
+	last_call.elements_out = n;
+	last_call.total_ms = mp_now_ms() - t0;
+	if (report)
+	{
+		report->used_gpu = use_gpu;
+		strlcpy(report->note, note, sizeof(report->note));
+		report->gpu = last_call.gpu;
+		report->total_ms = last_call.total_ms;
+	}
+	return st;
+}
+
+/* An array call as mp_run's work. */
+static mp_status
+array_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	mp_array_call *call = ctx;
+
+	if (gpu)
+		return mp_gpu_array(call, mp_check_sorted, poll, timing);
+	return mp_cpu_array(call, mp_check_sorted, poll);
+}
+
+/*
+ * Run an array call on the backend the settings choose; a and b (NULL for an
+ * operation on one array) are its arguments, named in the error about an
+ * unsorted one.  Returns whether the GPU ran it.
+ */
+bool
+mp_run_array(const char *fname, mp_op op, mp_array_call *call, const mp_arg *a,
+			 const mp_arg *b)
+{
+	mp_run_report report;
+
+	if (mp_run(fname, op, call->na + call->nb, call, array_work, &report) == MP_UNSORTED)
+		mp_report_unsorted(fname, a, b);
+	last_call.elements_out = call->nout;
+	return report.used_gpu;
+}
+
+/*
+ * Work that follows a call (a join handing out its pairs) adds to its
+ * record: ms of time, and the GPU's timings when more is not null.
+ */
+void
+mp_extend_last_call(double ms, const mp_gpu_timing *more)
+{
+	last_call.total_ms += ms;
+	if (more == NULL)
+		return;
+	last_call.gpu.h2d_ms += more->h2d_ms;
+	last_call.gpu.kernel_ms += more->kernel_ms;
+	last_call.gpu.d2h_ms += more->d2h_ms;
+	last_call.gpu.bytes_h2d += more->bytes_h2d;
+	last_call.gpu.bytes_d2h += more->bytes_d2h;
+	last_call.gpu.chunks += more->chunks;
+}
+
+/*
+ * The settings, the GPU and the last run as this process sees them, as the
+ * members of mergepath_info()'s JSON object.
+ */
+void
+mp_describe_backends(StringInfo json)
+{
+	mp_json_str(json, "device_setting", device_setting_name(), true);
+	mp_json_int(json, "gpu_min_elements", mp_gpu_min_elements);
+	mp_json_key(json, "gpu_thresholds", false);
+	appendStringInfoChar(json, '{');
+	for (int op = 0, first = true; op < MP_N_OPS; op++)
+	{
+		int			threshold = mp_gpu_threshold((mp_op) op);
+
+		if (!op_thresholds[op].listed)
+			continue;
+		mp_json_key(json, op_thresholds[op].name, first);
+		first = false;
+		if (threshold < 0)
+			appendStringInfoString(json, "null");
+		else
+			appendStringInfo(json, "%d", threshold);
+	}
+	appendStringInfoChar(json, '}');
+	mp_json_bool(json, "check_sorted", mp_check_sorted, false);
+
+	mp_describe_gpu(json);
+
+	mp_json_key(json, "last_call", false);
+	if (!last_call.valid)
+	{
+		appendStringInfoString(json, "null");
+		return;
+	}
+	appendStringInfoChar(json, '{');
+	mp_json_str(json, "function", last_call.function, true);
+	mp_json_str(json, "backend", last_call.backend, false);
+	if (last_call.note[0])
+		mp_json_str(json, "note", last_call.note, false);
+	mp_json_int(json, "elements_in", last_call.elements_in);
+	mp_json_int(json, "elements_out", last_call.elements_out);
+	mp_json_ms(json, "total_ms", last_call.total_ms);
+	if (last_call.used_gpu)
+	{
+		mp_json_ms(json, "h2d_ms", last_call.gpu.h2d_ms);
+		mp_json_ms(json, "kernel_ms", last_call.gpu.kernel_ms);
+		mp_json_ms(json, "d2h_ms", last_call.gpu.d2h_ms);
+		mp_json_int(json, "bytes_h2d", last_call.gpu.bytes_h2d);
+		mp_json_int(json, "bytes_d2h", last_call.gpu.bytes_d2h);
+		mp_json_int(json, "staging_chunks", last_call.gpu.chunks);
+	}
+	appendStringInfoChar(json, '}');
+}
