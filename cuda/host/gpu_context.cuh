@@ -52,21 +52,6 @@ mp_status	gpu_pool(size_t bytes, void **ptr, size_t keep = 0);
  * call left in the pool is still there while it is unchanged. */
 uint64_t	gpu_pool_generation();
 
-/* Carves aligned pieces out of a pool allocation. */
-struct pool_carver
-{
-	size_t		offset = 0;
-
-	template <typename T>
-	size_t take(size_t count)
-	{
-		size_t		at = offset;
-
-		offset = (offset + count * sizeof(T) + 255) & ~(size_t) 255;
-		return at;
-	}
-};
-
 struct host_to_device
 {
 	void	   *dev;
@@ -84,49 +69,7 @@ mp_status	stage_in(const host_to_device *copies, int ncopies, mp_poll_fn poll,
 mp_status	stage_out(void *host, const void *dev, size_t bytes, mp_poll_fn poll,
 					  mp_gpu_timing *timing);
 
-/* stage_in of two host arrays to the pool's offsets at_x and at_y. */
-template <typename T>
-mp_status
-upload_pair(char *pool, size_t at_x, const T *x, int64_t nx, size_t at_y, const T *y,
-			int64_t ny, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	host_to_device in[2] = {{pool + at_x, x, nx * sizeof(T)}, {pool + at_y, y, ny * sizeof(T)}};
-
-	return stage_in(in, 2, poll, timing);
-}
-
 double		clock_ms();
-
-/*
- * One call's kernels: clears `bytes` of device status, runs launch() (which
- * enqueues the kernels on gpu_stream() and returns the launch's error)
- * between the timing events, copies the status back to the pinned scratch
- * area and waits.  The kernels' time is added to timing.
- */
-template <typename Launch>
-cudaError_t
-run_kernels(Launch &&launch, void *dev_status, size_t bytes, mp_gpu_timing *timing)
-{
-	cudaStream_t stream = gpu_stream();
-	cudaError_t err = cudaMemsetAsync(dev_status, 0, bytes, stream);
-	float		ms = 0;
-
-	if (!err)
-		err = cudaEventRecord(gpu_kernel_start(), stream);
-	if (!err)
-		err = launch();
-	if (!err)
-		err = cudaEventRecord(gpu_kernel_stop(), stream);
-	if (!err)
-		err = cudaMemcpyAsync(gpu_pinned_scratch(), dev_status, bytes, cudaMemcpyDeviceToHost,
-							  stream);
-	if (!err)
-		err = cudaStreamSynchronize(stream);
-	if (!err)
-		err = cudaEventElapsedTime(&ms, gpu_kernel_start(), gpu_kernel_stop());
-	timing->kernel_ms += ms;
-	return err;
-}
 
 }								/* namespace mp */
 

@@ -2,7 +2,7 @@
  * gpu_merge.cu
  *		mp_gpu_merge: host arrays in, merged host array out.
  */
-#include "gpu_context.cuh"
+#include "gpu_job.cuh"
 #include "../kernels/merge_kernels.cuh"
 
 using namespace mp;
@@ -15,39 +15,22 @@ mp_status
 merge_as(const void *a, int64_t na, const void *b, int64_t nb, void *out,
 		 bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	cudaStream_t stream = gpu_stream();
-	int			*flag_host = (int *) gpu_pinned_scratch();
-	pool_carver carve;
-	size_t		at_a = carve.take<T>(na);
-	size_t		at_b = carve.take<T>(nb);
-	size_t		at_out = carve.take<T>(na + nb);
-	size_t		at_parts = carve.take<char>(merge_any_parts_bytes<T>(na, nb));
-	size_t		at_flag = carve.take<int>(1);
-	char	   *pool;
+	gpu_job<int> job(poll, timing);
+	piece<T>	d_a = job.input((const T *) a, na);
+	piece<T>	d_b = job.input((const T *) b, nb);
+	piece<T>	d_out = job.room<T>(na + nb);
+	piece<int64_t> parts = job.room<int64_t>(merge_any_parts_bytes<T>(na, nb) / sizeof(int64_t));
 
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
+	if (mp_status st = job.open())
 		return st;
-
-	T		   *d_a = (T *) (pool + at_a);
-	T		   *d_b = (T *) (pool + at_b);
-	T		   *d_out = (T *) (pool + at_out);
-	int			*d_flag = (int *) (pool + at_flag);
-
-	if (mp_status st = upload_pair(pool, at_a, (const T *) a, na, at_b, (const T *) b, nb, poll,
-								   timing))
+	if (mp_status st = job.run("merge kernels", [&] {
+		return merge_any_on_device(job[d_a], na, job[d_b], nb, job[d_out], job[parts],
+								   check_sorted ? job.device_status() : nullptr, gpu_stream());
+	}))
 		return st;
-
-	cudaError_t err = run_kernels([&] {
-		return merge_any_on_device(d_a, na, d_b, nb, d_out, (int64_t *) (pool + at_parts),
-							   check_sorted ? d_flag : nullptr, stream);
-	}, d_flag, sizeof(int), timing);
-
-	if (err)
-		return cuda_failure(err, "merge kernels");
-	if (check_sorted && *flag_host)
+	if (check_sorted && job.status())
 		return MP_UNSORTED;
-
-	return stage_out(out, d_out, (na + nb) * sizeof(T), poll, timing);
+	return job.stage_out((T *) out, job[d_out], na + nb);
 }
 
 }								/* namespace */
@@ -56,8 +39,7 @@ extern "C" mp_status
 mp_gpu_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 			 void *out, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(merge_as, type, a, na, b, nb, out, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;

@@ -3,7 +3,7 @@
  *		mp_gpu_sort_rows: the executor's sort node's keys in, the permutation
  *		out.
  */
-#include "gpu_context.cuh"
+#include "gpu_job.cuh"
 #include "../kernels/sort_kernels.cuh"
 
 using namespace mp;
@@ -28,35 +28,26 @@ sort_rows_as(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn poll
 	}
 	MP_CUDA(sort_rows_temp_bytes<K>((int) n, &temp_bytes));
 
-	pool_carver carve;
-	size_t		at_words = carve.take<K>((size_t) n * keys->nwords);
-	size_t		at_gathered = carve.take<K>(keys->nwords > 1 ? n : 0);
-	size_t		at_alt = carve.take<K>(n);
-	size_t		at_rows = carve.take<uint32_t>(n);
-	size_t		at_rows_alt = carve.take<uint32_t>(n);
-	size_t		at_temp = carve.take<char>(temp_bytes);
-	size_t		at_status = carve.take<int>(1);
-	char	   *pool;
+	gpu_job<int> job(poll, timing);
+	piece<K>	words = job.input((const K *) keys->words, (size_t) n * keys->nwords);
+	piece<K>	gathered = job.room<K>(keys->nwords > 1 ? n : 0);
+	piece<K>	alt = job.room<K>(n);
+	piece<uint32_t> rows = job.room<uint32_t>(n);
+	piece<uint32_t> rows_alt = job.room<uint32_t>(n);
+	piece<char> temp = job.room<char>(temp_bytes);
 
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
-		return st;
-	host_to_device copy = {pool + at_words, keys->words, (size_t) n * keys->nwords * sizeof(K)};
-
-	if (mp_status st = stage_in(&copy, 1, poll, timing))
+	if (mp_status st = job.open())
 		return st;
 
 	uint32_t   *sorted = nullptr;
-	cudaError_t err = run_kernels([&] {
-		return sort_rows_on_device<K>((K *) (pool + at_words), keys->nwords, keys->bits, (int) n,
-									  (K *) (pool + at_gathered), (K *) (pool + at_alt),
-									  (uint32_t *) (pool + at_rows),
-									  (uint32_t *) (pool + at_rows_alt), &sorted,
-									  pool + at_temp, temp_bytes, gpu_stream());
-	}, pool + at_status, sizeof(int), timing);
 
-	if (err)
-		return cuda_failure(err, "row sort kernels");
-	return stage_out(perm, sorted, n * sizeof(uint32_t), poll, timing);
+	if (mp_status st = job.run("row sort kernels", [&] {
+		return sort_rows_on_device<K>(job[words], keys->nwords, keys->bits, (int) n,
+									  job[gathered], job[alt], job[rows], job[rows_alt], &sorted,
+									  job[temp], temp_bytes, gpu_stream());
+	}))
+		return st;
+	return job.stage_out(perm, sorted, n);
 }
 
 }								/* namespace */
@@ -65,8 +56,7 @@ extern "C" mp_status
 mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn poll,
 				 mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	if (keys->word_bytes == 4)
 		return sort_rows_as<uint32_t>(keys, n, perm, poll, timing);

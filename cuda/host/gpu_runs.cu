@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gpu_context.cuh"
+#include "gpu_job.cuh"
 #include "../kernels/kway_kernels.cuh"
 
 using namespace mp;
@@ -49,52 +49,31 @@ merge_runs_as(const T *in, const int64_t *bounds, int64_t k, T *out, uint32_t *p
 	int			rounds = kway_plan<T>(bounds, k, tables, &max_tiles);
 
 	bool		idx = perm != nullptr;
-	pool_carver carve;
-	size_t		at_buf = carve.take<T>(n);
-	size_t		at_alt = carve.take<T>(n);
-	size_t		at_idx = carve.take<uint32_t>(idx ? n : 0);
-	size_t		at_idx_alt = carve.take<uint32_t>(idx ? n : 0);
-	size_t		at_bounds = carve.take<int64_t>(k + 1);
-	size_t		at_tables = carve.take<int64_t>(ntables);
-	size_t		at_parts = carve.take<int64_t>(max_tiles);
-	size_t		at_status = carve.take<int>(1);
-	char	   *pool;
-	mp_status	st = gpu_pool(carve.offset, (void **) &pool);
-
-	if (st == MP_OK)
-	{
-		host_to_device copies[3] = {
-			{pool + at_buf, in, n * sizeof(T)},
-			{pool + at_bounds, bounds, (k + 1) * sizeof(int64_t)},
-			{pool + at_tables, tables, ntables * sizeof(int64_t)},
-		};
-
-		st = stage_in(copies, 3, poll, timing);
-	}
-	if (st != MP_OK)
-	{
-		free(tables);
-		return st;
-	}
+	gpu_job<int> job(poll, timing);
+	piece<T>	buf = job.input(in, n);
+	piece<T>	alt = job.room<T>(n);
+	piece<uint32_t> ids = job.room<uint32_t>(idx ? n : 0);
+	piece<uint32_t> ids_alt = job.room<uint32_t>(idx ? n : 0);
+	piece<int64_t> d_bounds = job.input(bounds, k + 1);
+	piece<int64_t> d_tables = job.input(tables, ntables);
+	piece<int64_t> parts = job.room<int64_t>(max_tiles);
+	mp_status	st = job.open();
 
 	T		   *merged = nullptr;
 	uint32_t   *merged_idx = nullptr;
-	cudaError_t err = run_kernels([&] {
-		auto		go = idx ? kway_merge_on_device<T, true> : kway_merge_on_device<T, false>;
 
-		return go((T *) (pool + at_buf), (T *) (pool + at_alt), (uint32_t *) (pool + at_idx),
-				  (uint32_t *) (pool + at_idx_alt), (const int64_t *) (pool + at_bounds), k,
-				  tables, (const int64_t *) (pool + at_tables), rounds,
-				  (int64_t *) (pool + at_parts), &merged, &merged_idx, gpu_stream());
-	}, pool + at_status, sizeof(int), timing);
+	if (st == MP_OK)
+		st = job.run("k-way merge kernels", [&] {
+			auto		go = idx ? kway_merge_on_device<T, true> : kway_merge_on_device<T, false>;
 
+			return go(job[buf], job[alt], job[ids], job[ids_alt], job[d_bounds], k, tables,
+					  job[d_tables], rounds, job[parts], &merged, &merged_idx, gpu_stream());
+		});
 	free(tables);
-	if (err)
-		return cuda_failure(err, "k-way merge kernels");
-	if (out)
-		st = stage_out(out, merged, n * sizeof(T), poll, timing);
+	if (st == MP_OK && out)
+		st = job.stage_out((T *) out, merged, n);
 	if (st == MP_OK && perm)
-		st = stage_out(perm, merged_idx, n * sizeof(uint32_t), poll, timing);
+		st = job.stage_out(perm, merged_idx, n);
 	return st;
 }
 
@@ -112,8 +91,7 @@ extern "C" mp_status
 mp_gpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k, void *out,
 				  mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(merge_values, type, in, bounds, k, out, poll, timing);
 	return MP_DEVICE_ERROR;
@@ -123,8 +101,7 @@ extern "C" mp_status
 mp_gpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
 					  uint32_t *perm, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	if (word_bytes == 4)
 		return merge_runs_as<uint32_t>((const uint32_t *) keys, bounds, k, nullptr, perm, poll,

@@ -6,7 +6,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "gpu_context.cuh"
+#include "gpu_job.cuh"
 #include "../kernels/search_kernels.cuh"
 
 using namespace mp;
@@ -35,56 +35,49 @@ mp_status
 search_typed(mp_search kind, const T *hay, int64_t nh, const T *needles, int64_t nn,
 			 int32_t *out, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	cudaStream_t stream = gpu_stream();
-	search_status *status_host = (search_status *) gpu_pinned_scratch();
-	pool_carver carve;
-	size_t		at_h = carve.take<T>(nh);
-	size_t		at_n = carve.take<T>(nn);
-	size_t		at_out = carve.take<int32_t>(nn);
-	size_t		at_parts = carve.take<char>(search_parts_bytes<T>(nh, nn));
-	size_t		at_status = carve.take<search_status>(1);
-	char	   *pool;
-
 	if (mp_status st = refuse_large(nh, nn))
 		return st;
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
-		return st;
-	if (mp_status st = upload_pair(pool, at_h, hay, nh, at_n, needles, nn, poll, timing))
+
+	gpu_job<search_status> job(poll, timing);
+	piece<T>	h = job.input(hay, nh);
+	piece<T>	nd = job.input(needles, nn);
+	piece<int32_t> d_out = job.room<int32_t>(nn);
+	piece<char> parts = job.room<char>(search_parts_bytes<T>(nh, nn));
+
+	if (mp_status st = job.open())
 		return st;
 
-	const T    *d_h = (const T *) (pool + at_h);
-	const T    *d_n = (const T *) (pool + at_n);
-	int32_t    *d_out = (int32_t *) (pool + at_out);
-	int64_t    *d_parts = (int64_t *) (pool + at_parts);
-	search_status *d_status = (search_status *) (pool + at_status);
-	int		   *d_unsorted = check_sorted ? &d_status->unsorted : nullptr;
+	const T    *d_h = job[h];
+	const T    *d_n = job[nd];
+	int32_t    *o = job[d_out];
+	int64_t    *d_parts = (int64_t *) job[parts];
+	int		   *d_unsorted = check_sorted ? &job.device_status()->unsorted : nullptr;
+	cudaStream_t stream = gpu_stream();
 
-	cudaError_t err = run_kernels([&] {
+	if (mp_status st = job.run("search kernels", [&] {
 		switch (kind)
 		{
 			case MP_LOWER_BOUND:
-				return search_on_device<T, false, OUT_RANK>(d_h, nh, d_n, nn, d_out, nullptr,
+				return search_on_device<T, false, OUT_RANK>(d_h, nh, d_n, nn, o, nullptr,
 															d_parts, d_unsorted, stream);
 			case MP_UPPER_BOUND:
-				return search_on_device<T, true, OUT_RANK>(d_h, nh, d_n, nn, d_out, nullptr,
+				return search_on_device<T, true, OUT_RANK>(d_h, nh, d_n, nn, o, nullptr,
 														   d_parts, d_unsorted, stream);
 			case MP_COUNT:
 				/* the upper bound less the lower bound, in place */
-				if (cudaError_t e = search_on_device<T, false, OUT_RANK>(d_h, nh, d_n, nn, d_out,
+				if (cudaError_t e = search_on_device<T, false, OUT_RANK>(d_h, nh, d_n, nn, o,
 																		nullptr, d_parts,
 																		d_unsorted, stream))
 					return e;
-				return search_on_device<T, true, OUT_RANK_MINUS>(d_h, nh, d_n, nn, d_out, d_out,
+				return search_on_device<T, true, OUT_RANK_MINUS>(d_h, nh, d_n, nn, o, o,
 																 d_parts, nullptr, stream);
 		}
 		return cudaErrorInvalidValue;
-	}, d_status, sizeof(search_status), timing);
-
-	if (err)
-		return cuda_failure(err, "search kernels");
-	if (check_sorted && status_host->unsorted)
+	}))
+		return st;
+	if (check_sorted && job.status().unsorted)
 		return MP_UNSORTED;
-	return stage_out(out, d_out, nn * sizeof(int32_t), poll, timing);
+	return job.stage_out(out, o, nn);
 }
 
 template <typename T>
@@ -93,7 +86,6 @@ semijoin_typed(bool anti, const T *a, int64_t na, const T *b, int64_t nb, T *out
 			   int64_t *nout, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	cudaStream_t stream = gpu_stream();
-	search_status *status_host = (search_status *) gpu_pinned_scratch();
 	size_t		select_bytes = 0;
 
 	if (mp_status st = refuse_large(na, nb))
@@ -102,30 +94,25 @@ semijoin_typed(bool anti, const T *a, int64_t na, const T *b, int64_t nb, T *out
 									   (const uint8_t *) nullptr, (T *) nullptr,
 									   (int64_t *) nullptr, na, stream));
 
-	pool_carver carve;
-	size_t		at_a = carve.take<T>(na);
-	size_t		at_b = carve.take<T>(nb);
-	size_t		at_flags = carve.take<uint8_t>(na);
-	size_t		at_out = carve.take<T>(na);
-	size_t		at_parts = carve.take<char>(search_parts_bytes<T>(nb, na));
-	size_t		at_select = carve.take<char>(select_bytes);
-	size_t		at_status = carve.take<search_status>(1);
-	char	   *pool;
+	gpu_job<search_status> job(poll, timing);
+	piece<T>	pa = job.input(a, na);
+	piece<T>	pb = job.input(b, nb);
+	piece<uint8_t> flags = job.room<uint8_t>(na);
+	piece<T>	d_out = job.room<T>(na);
+	piece<char> parts = job.room<char>(search_parts_bytes<T>(nb, na));
+	piece<char> select = job.room<char>(select_bytes);
 
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
-		return st;
-	if (mp_status st = upload_pair(pool, at_a, a, na, at_b, b, nb, poll, timing))
+	if (mp_status st = job.open())
 		return st;
 
-	const T    *d_a = (const T *) (pool + at_a);
-	const T    *d_b = (const T *) (pool + at_b);
-	uint8_t    *d_flags = (uint8_t *) (pool + at_flags);
-	T		   *d_out = (T *) (pool + at_out);
-	int64_t    *d_parts = (int64_t *) (pool + at_parts);
-	search_status *d_status = (search_status *) (pool + at_status);
+	const T    *d_a = job[pa];
+	const T    *d_b = job[pb];
+	uint8_t    *d_flags = job[flags];
+	int64_t    *d_parts = (int64_t *) job[parts];
+	search_status *d_status = job.device_status();
 	int		   *d_unsorted = check_sorted ? &d_status->unsorted : nullptr;
 
-	cudaError_t err = run_kernels([&] {
+	if (mp_status st = job.run("semi join kernels", [&] {
 		cudaError_t e = anti
 			? search_on_device<T, false, OUT_MISSING>(d_b, nb, d_a, na, d_flags, nullptr, d_parts,
 													  d_unsorted, stream)
@@ -134,16 +121,14 @@ semijoin_typed(bool anti, const T *a, int64_t na, const T *b, int64_t nb, T *out
 
 		if (e || na == 0)
 			return e;
-		return cub::DeviceSelect::Flagged(pool + at_select, select_bytes, d_a, d_flags, d_out,
+		return cub::DeviceSelect::Flagged(job[select], select_bytes, d_a, d_flags, job[d_out],
 										  &d_status->count, na, stream);
-	}, d_status, sizeof(search_status), timing);
-
-	if (err)
-		return cuda_failure(err, "semi join kernels");
-	if (check_sorted && status_host->unsorted)
+	}))
+		return st;
+	if (check_sorted && job.status().unsorted)
 		return MP_UNSORTED;
-	*nout = status_host->count;
-	return stage_out(out, d_out, *nout * sizeof(T), poll, timing);
+	*nout = job.status().count;
+	return job.stage_out(out, job[d_out], *nout);
 }
 
 /* The pairs the last join left in the pool. */
@@ -164,7 +149,6 @@ join_typed(const T *a, int64_t na, const T *b, int64_t nb, int64_t max_pairs, in
 		   bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
 	cudaStream_t stream = gpu_stream();
-	search_status *status_host = (search_status *) gpu_pinned_scratch();
 	size_t		scan_bytes = 0;
 
 	if (mp_status st = refuse_large(na, nb))
@@ -173,80 +157,60 @@ join_typed(const T *a, int64_t na, const T *b, int64_t nb, int64_t max_pairs, in
 										   (int64_t *) nullptr, cuda::std::plus<int64_t>(),
 										   (int64_t) 0, na, stream));
 
-	pool_carver carve;
-	size_t		at_a = carve.take<T>(na);
-	size_t		at_b = carve.take<T>(nb);
-	size_t		at_lb = carve.take<int32_t>(na);
-	size_t		at_cnt = carve.take<int32_t>(na);
-	size_t		at_off = carve.take<int64_t>(na);
-	size_t		at_parts = carve.take<char>(search_parts_bytes<T>(nb, na));
-	size_t		at_scan = carve.take<char>(scan_bytes);
-	size_t		at_status = carve.take<search_status>(1);
-	size_t		counted = carve.offset;
-	char	   *pool;
+	gpu_job<search_status> job(poll, timing);
+	piece<T>	pa = job.input(a, na);
+	piece<T>	pb = job.input(b, nb);
+	piece<int32_t> lb = job.room<int32_t>(na);
+	piece<int32_t> cnt = job.room<int32_t>(na);
+	piece<int64_t> off = job.room<int64_t>(na);
+	piece<char> parts = job.room<char>(search_parts_bytes<T>(nb, na));
+	piece<char> scan = job.room<char>(scan_bytes);
 
-	if (mp_status st = gpu_pool(counted, (void **) &pool))
-		return st;
-	if (mp_status st = upload_pair(pool, at_a, a, na, at_b, b, nb, poll, timing))
+	if (mp_status st = job.open())
 		return st;
 
 	/* 1. each a element's lower bound and count in b, their scan, the total */
-	{
-		const T    *d_a = (const T *) (pool + at_a);
-		const T    *d_b = (const T *) (pool + at_b);
-		int32_t    *d_lb = (int32_t *) (pool + at_lb);
-		int32_t    *d_cnt = (int32_t *) (pool + at_cnt);
-		int64_t    *d_off = (int64_t *) (pool + at_off);
-		int64_t    *d_parts = (int64_t *) (pool + at_parts);
-		search_status *d_status = (search_status *) (pool + at_status);
+	search_status *d_status = job.device_status();
 
-		cudaError_t err = run_kernels([&] {
-			cudaError_t e = search_on_device<T, false, OUT_RANK>(
-				d_b, nb, d_a, na, d_lb, nullptr, d_parts,
-				check_sorted ? &d_status->unsorted : nullptr, stream);
+	if (mp_status st = job.run("join count kernels", [&] {
+		int64_t    *d_parts = (int64_t *) job[parts];
+		cudaError_t e = search_on_device<T, false, OUT_RANK>(
+			job[pb], nb, job[pa], na, job[lb], nullptr, d_parts,
+			check_sorted ? &d_status->unsorted : nullptr, stream);
 
-			if (!e)
-				e = search_on_device<T, true, OUT_RANK_MINUS>(d_b, nb, d_a, na, d_cnt, d_lb,
-															  d_parts, nullptr, stream);
-			if (!e && na > 0)
-				e = cub::DeviceScan::ExclusiveScan(pool + at_scan, scan_bytes, d_cnt, d_off,
-												   cuda::std::plus<int64_t>(), (int64_t) 0, na,
-												   stream);
-			if (!e)
-			{
-				join_total<<<1, 1, 0, stream>>>(d_off, d_cnt, na, &d_status->count);
-				e = cudaGetLastError();
-			}
-			return e;
-		}, d_status, sizeof(search_status), timing);
-
-		if (err)
-			return cuda_failure(err, "join count kernels");
-	}
-	if (check_sorted && status_host->unsorted)
+		if (!e)
+			e = search_on_device<T, true, OUT_RANK_MINUS>(job[pb], nb, job[pa], na, job[cnt],
+														  job[lb], d_parts, nullptr, stream);
+		if (!e && na > 0)
+			e = cub::DeviceScan::ExclusiveScan(job[scan], scan_bytes, job[cnt], job[off],
+											   cuda::std::plus<int64_t>(), (int64_t) 0, na,
+											   stream);
+		if (!e)
+		{
+			join_total<<<1, 1, 0, stream>>>(job[off], job[cnt], na, &d_status->count);
+			e = cudaGetLastError();
+		}
+		return e;
+	}))
+		return st;
+	if (check_sorted && job.status().unsorted)
 		return MP_UNSORTED;
-	*npairs = status_host->count;
+	*npairs = job.status().count;
 	if (*npairs > max_pairs)
 		return MP_OK;
 
 	/* 2. the pairs themselves, in room added after what step 1 left */
-	size_t		at_a_pos = carve.take<int32_t>(*npairs);
-	size_t		at_b_pos = carve.take<int32_t>(*npairs);
+	piece<int32_t> a_pos = job.room<int32_t>(*npairs);
+	piece<int32_t> b_pos = job.room<int32_t>(*npairs);
 
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool, counted))
+	if (mp_status st = job.grow())
 		return st;
-
-	cudaError_t err = run_kernels([&] {
-		return join_expand_on_device((const int64_t *) (pool + at_off),
-									 (const int32_t *) (pool + at_lb), na, 0, *npairs,
-									 (int32_t *) (pool + at_a_pos), (int32_t *) (pool + at_b_pos),
+	if (mp_status st = job.run("join expansion kernel", [&] {
+		return join_expand_on_device(job[off], job[lb], na, 0, *npairs, job[a_pos], job[b_pos],
 									 stream);
-	}, pool + at_status, sizeof(search_status), timing);
-
-	if (err)
-		return cuda_failure(err, "join expansion kernel");
-	last_join = {gpu_pool_generation(), (const int32_t *) (pool + at_a_pos),
-				 (const int32_t *) (pool + at_b_pos), *npairs, true};
+	}))
+		return st;
+	last_join = {gpu_pool_generation(), job[a_pos], job[b_pos], *npairs, true};
 	return MP_OK;
 }
 
@@ -284,8 +248,7 @@ mp_gpu_search(mp_search kind, mp_type type, const void *hay, int64_t nh, const v
 			  int64_t nn, int32_t *out, bool check_sorted, mp_poll_fn poll,
 			  mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(search_as, type, kind, hay, nh, needles, nn, out, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;
@@ -296,9 +259,8 @@ mp_gpu_semijoin(bool anti, mp_type type, const void *a, int64_t na, const void *
 				void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll,
 				mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
 	*nout = 0;
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(semijoin_as, type, anti, a, na, b, nb, out, nout, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;
@@ -309,10 +271,9 @@ mp_gpu_join(mp_type type, const void *a, int64_t na, const void *b, int64_t nb,
 			int64_t max_pairs, int64_t *npairs, bool check_sorted, mp_poll_fn poll,
 			mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
 	*npairs = 0;
 	last_join.valid = false;
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(join_as, type, a, na, b, nb, max_pairs, npairs, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;

@@ -5,7 +5,7 @@
  * The result's length is found on the device, in the same pass that writes
  * it; only that many elements come back.
  */
-#include "gpu_context.cuh"
+#include "gpu_job.cuh"
 #include "../kernels/setop_kernels.cuh"
 
 using namespace mp;
@@ -25,8 +25,6 @@ mp_status
 setop_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t *nout,
 			bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
 {
-	cudaStream_t stream = gpu_stream();
-	setop_status *status_host = (setop_status *) gpu_pinned_scratch();
 	int64_t		capacity = mp_setop_capacity(OP, na, nb);
 	size_t		parts_bytes,
 				state_bytes;
@@ -35,39 +33,30 @@ setop_typed(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t *nou
 		return gpu_cannot("the GPU set operations take at most 2^31 - 1 elements in all");
 	setop_scratch_bytes<T>(na, nb, &parts_bytes, &state_bytes);
 
-	pool_carver carve;
-	size_t		at_a = carve.take<T>(na);
-	size_t		at_b = carve.take<T>(nb);
-	size_t		at_out = carve.take<T>(capacity);
-	size_t		at_parts = carve.take<char>(parts_bytes);
-	size_t		at_state = carve.take<char>(state_bytes);
-	size_t		at_status = carve.take<setop_status>(1);
-	char	   *pool;
+	gpu_job<setop_status> job(poll, timing);
+	piece<T>	d_a = job.input(a, na);
+	piece<T>	d_b = job.input(b, nb);
+	piece<T>	d_out = job.room<T>(capacity);
+	piece<char> parts = job.room<char>(parts_bytes);
+	piece<char> chain = job.room<char>(state_bytes);
 
-	if (mp_status st = gpu_pool(carve.offset, (void **) &pool))
+	if (mp_status st = job.open())
 		return st;
 
-	T		   *d_a = (T *) (pool + at_a);
-	T		   *d_b = (T *) (pool + at_b);
-	T		   *d_out = (T *) (pool + at_out);
-	setop_status *d_status = (setop_status *) (pool + at_status);
+	setop_status *d_status = job.device_status();
 
-	if (mp_status st = upload_pair(pool, at_a, a, na, at_b, b, nb, poll, timing))
+	if (mp_status st = job.run("set operation kernels", [&] {
+		return setop_on_device<OP>(job[d_a], na, job[d_b], nb, job[d_out], capacity,
+								   &d_status->length, (int64_t *) job[parts], job[chain],
+								   state_bytes, check_sorted ? &d_status->unsorted : nullptr,
+								   gpu_stream());
+	}))
 		return st;
-
-	cudaError_t err = run_kernels([&] {
-		return setop_on_device<OP>(d_a, na, d_b, nb, d_out, capacity, &d_status->length,
-								   (int64_t *) (pool + at_parts), pool + at_state, state_bytes,
-								   check_sorted ? &d_status->unsorted : nullptr, stream);
-	}, d_status, sizeof(setop_status), timing);
-
-	if (err)
-		return cuda_failure(err, "set operation kernels");
-	if (check_sorted && status_host->unsorted)
+	if (check_sorted && job.status().unsorted)
 		return MP_UNSORTED;
 
-	*nout = status_host->length;
-	return stage_out(out, d_out, *nout * sizeof(T), poll, timing);
+	*nout = job.status().length;
+	return job.stage_out(out, job[d_out], *nout);
 }
 
 template <typename T>
@@ -100,9 +89,8 @@ mp_gpu_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b
 			 void *out, int64_t *nout, bool check_sorted, mp_poll_fn poll,
 			 mp_gpu_timing *timing)
 {
-	*timing = mp_gpu_timing();
 	*nout = 0;
-	if (mp_status st = mp_gpu_init())
+	if (mp_status st = gpu_call_begin(timing))
 		return st;
 	MP_BY_TYPE(setop_as, type, op, a, na, b, nb, out, nout, check_sorted, poll, timing);
 	return MP_DEVICE_ERROR;
