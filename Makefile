@@ -86,7 +86,7 @@ $(GLUE_OBJS) $(CPU_OBJS) cuda/absent.o: .build-flags
 $(GPU_OBJS): cuda/.build-flags
 .PHONY: FORCE
 API_HEADERS = $(wildcard src/api/*.h)
-CUDA_HEADERS = $(wildcard cuda/kernels/*.cuh cuda/host/*.cuh) $(API_HEADERS)
+CUDA_HEADERS = $(wildcard cuda/kernels/*.cuh cuda/kernels/*/*.cuh cuda/host/*.cuh) $(API_HEADERS)
 
 cuda/host/%.o: cuda/host/%.cu $(CUDA_HEADERS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@

@@ -3,7 +3,7 @@
  *		mp_gpu_merge: host arrays in, merged host array out.
  */
 #include "gpu_job.cuh"
-#include "../kernels/merge_kernels.cuh"
+#include "../kernels/merge/launch.cuh"
 
 using namespace mp;
 

@@ -4,7 +4,7 @@
  *		out.
  */
 #include "gpu_job.cuh"
-#include "../kernels/sort_kernels.cuh"
+#include "../kernels/sort/launch.cuh"
 
 using namespace mp;
 

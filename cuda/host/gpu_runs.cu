@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "gpu_job.cuh"
-#include "../kernels/kway_kernels.cuh"
+#include "../kernels/kway/launch.cuh"
 
 using namespace mp;
 

@@ -7,7 +7,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "gpu_job.cuh"
-#include "../kernels/search_kernels.cuh"
+#include "../kernels/search/launch.cuh"
 
 using namespace mp;
 

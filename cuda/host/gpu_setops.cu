@@ -6,7 +6,7 @@
  * it; only that many elements come back.
  */
 #include "gpu_job.cuh"
-#include "../kernels/setop_kernels.cuh"
+#include "../kernels/setops/launch.cuh"
 
 using namespace mp;
 

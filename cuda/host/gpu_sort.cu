@@ -3,7 +3,7 @@
  *		mp_gpu_sort and mp_gpu_unique: host arrays in, results out.
  */
 #include "gpu_job.cuh"
-#include "../kernels/sort_kernels.cuh"
+#include "../kernels/sort/launch.cuh"
 
 using namespace mp;
 

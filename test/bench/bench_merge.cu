@@ -16,7 +16,7 @@
 #include <cub/device/device_merge.cuh>
 #include <thrust/merge.h>
 
-#include "../../cuda/kernels/merge_kernels.cuh"
+#include "../../cuda/kernels/merge/launch.cuh"
 #include "bench_common.cuh"
 
 static double

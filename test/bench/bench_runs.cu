@@ -1,8 +1,8 @@
 /*
  * bench_runs.cu
- *		The k-way merge of sorted runs (kway_kernels.cuh's tree of pairwise
+ *		The k-way merge of sorted runs (kway/tile.cuh's tree of pairwise
  *		Merge Path rounds, the CPU backend's tournament tree) beside sorting
- *		the concatenation instead (sort_kernels.cuh's radix sort, the CPU
+ *		the concatenation instead (sort/launch.cuh's radix sort, the CPU
  *		backend's radix sort), on the same runs, in one process.
  *
  *	bench_runs [--sizes 10] [--reps 7] [--host]
@@ -17,8 +17,8 @@
 #include <thrust/sort.h>
 
 #include "bench_common.cuh"
-#include "../../cuda/kernels/kway_kernels.cuh"
-#include "../../cuda/kernels/sort_kernels.cuh"
+#include "../../cuda/kernels/kway/launch.cuh"
+#include "../../cuda/kernels/sort/launch.cuh"
 
 static const int64_t run_counts[] = {2, 4, 8, 32, 128, 1000, 10000};
 

@@ -22,7 +22,7 @@
  */
 #include <thrust/binary_search.h>
 
-#include "../../cuda/kernels/search_kernels.cuh"
+#include "../../cuda/kernels/search/launch.cuh"
 #include "bench_common.cuh"
 
 #include <cub/device/device_scan.cuh>

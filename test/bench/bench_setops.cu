@@ -23,7 +23,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/set_operations.h>
 
-#include "../../cuda/kernels/setop_kernels.cuh"
+#include "../../cuda/kernels/setops/launch.cuh"
 #include "bench_common.cuh"
 
 static const char *const op_names[] = {"intersect", "union", "except", "symdiff"};

@@ -1,6 +1,6 @@
 /*
  * bench_sort.cu
- *		The sort path of mp_gpu_sort (sort_kernels.cuh's sort_on_device)
+ *		The sort path of mp_gpu_sort (sort/launch.cuh's sort_on_device)
  *		beside calling cub::DeviceRadixSort::SortKeys directly and
  *		thrust::sort, on the same uniform random keys, in one process.
  *
@@ -20,7 +20,7 @@
 #include <thrust/sort.h>
 
 #include "bench_common.cuh"
-#include "../../cuda/kernels/sort_kernels.cuh"
+#include "../../cuda/kernels/sort/launch.cuh"
 
 /* Sprinkle NaNs (of both signs) over x: about one element in a hundred. */
 template <typename T>

@@ -1,6 +1,7 @@
 /*
- * setop_kernels.cuh
- *		Multiset operations on the device with Balanced Path, in one pass.
+ * tile.cuh (set operations)
+ *		Multiset operations on the device with Balanced Path, in one pass:
+ *		the partition, the tile, and the look-back chain between tiles.
  *
  * Merge Path alone cannot cut a set operation into tiles: a tile boundary
  * may fall between the k-th copy of a key in A and the k-th copy in B, and
@@ -36,32 +37,20 @@
  * (check off) every tile still joins the look-back, so nothing waits for
  * ever, and every write stays within the output's capacity.
  */
-#ifndef SETOP_KERNELS_CUH
-#define SETOP_KERNELS_CUH
+#ifndef MP_SETOPS_TILE_CUH
+#define MP_SETOPS_TILE_CUH
 
 #include <cuda/atomic>
 #include <cuda/ptx>
 #include <cuda/std/bit>
 #include <type_traits>
 
-#include "../../src/api/mp_api.h"
-#include "merge_kernels.cuh"
+#include "../../../src/api/mp_api.h"
+#include "../merge/tile.cuh"
+#include "../primitives/balanced_path.cuh"
 
 namespace mp
 {
-
-/* Block shape per element size, tuned on an H100
- * (test/bench/NOTES.md, "Set operations"). */
-template <typename T>
-struct setop_shape
-{
-	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
-	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
-									 * bound */
-	static constexpr int STAGES = 3;	/* of the pipelined kernel */
-	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;	/* of the pipelined kernel, an SM */
-};
 
 /*
  * The chain of tiles for the decoupled look-back: one 8-byte word a tile,
@@ -142,181 +131,6 @@ struct setop_keeps
 	static constexpr bool B = OP == MP_UNION || OP == MP_SYMDIFF;
 	static constexpr bool PAIR = OP == MP_INTERSECT || OP == MP_UNION;
 };
-
-/*
- * The run of key x around a split ai + bi (b[bi] is x): in *a_start the
- * first k from which a[k..ai) is not below x, in *b_start the same for
- * b[..bi), in *b_end the first j > bi at which x is below b[j] (or nb).
- * Each comes in with what is known: a_long when a[ai - 4..ai) are copies
- * (else *a_start is the answer), b_long the same for B, e_long when
- * b[bi + 1] is one (else *b_end is bi + 1).  The searches left go side by
- * side, one load of each a round: each gallops away from the split (1, 2,
- * 4, ... places), then halves what is left.
- */
-template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ void
-run_bounds(PtrA a, IndexT ai, PtrB b, IndexT bi, IndexT nb, T x, bool a_long, bool b_long,
-		   bool e_long, IndexT *a_start, IndexT *b_start, IndexT *b_end)
-{
-	IndexT		a_lo = a_long ? 0 : *a_start,
-				a_hi = a_long ? ai - 4 : *a_start,
-				b_lo = b_long ? 0 : *b_start,
-				b_hi = b_long ? bi - 4 : *b_start,
-				e_lo = e_long ? bi + 2 : bi + 1,
-				e_hi = e_long ? nb : bi + 1,
-				step = 1;
-	bool		a_on = a_long,
-				b_on = b_long,
-				e_on = e_long;
-
-	while (a_on || b_on || e_on)
-	{
-		a_on = a_on && a_hi > step;
-		b_on = b_on && b_hi > step;
-		e_on = e_on && e_lo + step - 1 < nb;
-
-		const IndexT pa = a_hi - step,
-					pb = b_hi - step,
-					pe = e_lo + step - 1;
-		const T		va = a_on ? a[pa] : x,
-					vb = b_on ? b[pb] : x,
-					ve = e_on ? b[pe] : x;
-
-		if (a_on && order<T>::lt(va, x))
-		{
-			a_lo = pa + 1;
-			a_on = false;
-		}
-		else if (a_on)
-			a_hi = pa;
-		if (b_on && order<T>::lt(vb, x))
-		{
-			b_lo = pb + 1;
-			b_on = false;
-		}
-		else if (b_on)
-			b_hi = pb;
-		if (e_on && order<T>::lt(x, ve))
-		{
-			e_hi = pe;
-			e_on = false;
-		}
-		else if (e_on)
-			e_lo = pe + 1;
-		step <<= 1;
-	}
-	while (a_lo < a_hi || b_lo < b_hi || e_lo < e_hi)
-	{
-		const IndexT ma = (a_lo + a_hi) >> 1,
-					mb = (b_lo + b_hi) >> 1,
-					me = (e_lo + e_hi) >> 1;
-		const bool	a_in = a_lo < a_hi,
-					b_in = b_lo < b_hi,
-					e_in = e_lo < e_hi;
-		const T		va = a_in ? a[ma] : x,
-					vb = b_in ? b[mb] : x,
-					ve = e_in ? b[me] : x;
-
-		if (a_in)
-		{
-			if (order<T>::lt(va, x))
-				a_lo = ma + 1;
-			else
-				a_hi = ma;
-		}
-		if (b_in)
-		{
-			if (order<T>::lt(vb, x))
-				b_lo = mb + 1;
-			else
-				b_hi = mb;
-		}
-		if (e_in)
-		{
-			if (!order<T>::lt(x, ve))
-				e_lo = me + 1;
-			else
-				e_hi = me;
-		}
-	}
-	*a_start = a_lo;
-	*b_start = b_lo;
-	*b_end = e_lo;
-}
-
-/*
- * The balanced split on diagonal diag, given its Merge Path split ai (A
- * first on ties): returns the A split and sets *star.  B's split is diag -
- * result, and with a star B's element there goes in front of the split too.
- */
-template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ IndexT
-balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
-{
-	IndexT		bi = diag - ai;
-
-	*star = false;
-	if (bi >= nb)
-		return ai;
-
-	/*
-	 * The run of B's next key in front of the split, in A and in B (when
-	 * any B copy is in front, so is every A copy: ties go to A first).
-	 * Mostly it has at most three copies a side; then the ten loads that
-	 * count them, and whether B holds a second copy from bi on, go out
-	 * together, and the rule below needs no more.  Longer runs are
-	 * searched for (run_bounds).
-	 */
-	const T		x = b[bi];
-	bool		in_a[4] = {false, false, false, false},
-				in_b[4] = {false, false, false, false},
-				b_second = false;
-
-#pragma unroll
-	for (int k = 0; k < 4; k++)
-	{
-		if (ai > k)
-			in_a[k] = !order<T>::lt(a[ai - 1 - k], x);
-		if (bi > k)
-			in_b[k] = !order<T>::lt(b[bi - 1 - k], x);
-	}
-	if (bi + 1 < nb)
-		b_second = !order<T>::lt(x, b[bi + 1]);
-
-	const bool	short_runs = !in_a[3] && !in_b[3];
-	IndexT		a_start = ai - in_a[0] - in_a[1] - in_a[2],
-				b_start = bi - in_b[0] - in_b[1] - in_b[2],
-				b_end = bi + 1;
-
-	if (!short_runs)
-		run_bounds<T>(a, ai, b, bi, nb, x, in_a[3], in_b[3], b_second, &a_start, &b_start,
-					  &b_end);
-
-	const IndexT count = (ai - a_start) + (bi - b_start);
-
-	/* give B half of the run's copies in front (or all it has there, if
-	 * more), as far as B has them: lo is the end of B's run, up to b_start
-	 * + b_adv + 1 (b[bi] is x, and with short runs b_adv + 1 is at most bi -
-	 * b_start + 2) */
-	IndexT		b_adv = count >> 1 > bi - b_start ? count >> 1 : bi - b_start;
-	const IndexT b_cap = b_start + b_adv + 1;
-	IndexT		lo = bi + 1;
-
-	if (short_runs)
-		lo = b_second && b_cap > lo ? lo + 1 : lo;
-	else
-		lo = b_end < b_cap ? b_end : b_cap > lo ? b_cap : lo;
-
-	const IndexT b_run = lo - b_start;	/* B's copies of x, up to b_adv + 1 */
-
-	b_adv = b_adv < b_run ? b_adv : b_run;
-
-	const IndexT a_adv = count - b_adv;
-
-	/* one A copy more than B's, and B has its partner: the star */
-	*star = a_adv == b_adv + 1 && b_adv < b_run;
-	return a_start + a_adv;
-}
 
 /*
  * Tile boundaries: 2 * (A's balanced split) + star.  The same threads clear
@@ -1085,92 +899,6 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 #endif
 }
 
-template <typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
-inline int64_t
-setop_num_tiles(int64_t na, int64_t nb)
-{
-	return (na + nb + NT * VT - 1) / (NT * VT);
-}
-
-/* Device scratch the operation needs: partition array and tile chain. */
-template <typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT>
-inline void
-setop_scratch_bytes(int64_t na, int64_t nb, size_t *parts_bytes, size_t *chain_bytes)
-{
-	int64_t		tiles = setop_num_tiles<T, NT, VT>(na, nb);
-
-	*parts_bytes = (size_t) (tiles + 1) * sizeof(int64_t);
-	*chain_bytes = (size_t) (tiles + 1) * setop_chain::STRIDE * sizeof(unsigned long long);
-}
-
-/*
- * out[0..*length) = op(a, b), *length on the device.  out has room for
- * capacity elements; unsorted as for merge_on_device.  Stream-ordered.
- */
-template <mp_setop OP, typename T, int NT = setop_shape<T>::NT, int VT = setop_shape<T>::VT,
-		  int MINB = setop_shape<T>::MINB, int STAGES = setop_shape<T>::STAGES,
-		  int BLOCKS = setop_shape<T>::BLOCKS>
-inline cudaError_t
-setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t capacity,
-				int64_t *length, int64_t *parts, void *chain_storage, size_t chain_bytes,
-				int *unsorted, cudaStream_t stream)
-{
-	int64_t		tiles = setop_num_tiles<T, NT, VT>(na, nb);
-	int64_t		num_parts = tiles + 1;
-	setop_chain chain = {(unsigned long long *) chain_storage};
-	cudaError_t err;
-
-	if (tiles == 0)
-		return cudaMemsetAsync(length, 0, sizeof(int64_t), stream);
-	if (na + nb > INT32_MAX ||
-		chain_bytes < (size_t) (tiles + 1) * setop_chain::STRIDE * sizeof(unsigned long long))
-		return cudaErrorInvalidValue;
-	setop_partition<T, NT, VT><<<(unsigned) ((num_parts + 127) / 128), 128, 0, stream>>>
-		(a, na, b, nb, parts, num_parts, num_parts > MERGE_BRACKET_FROM, chain);
-	if ((err = cudaGetLastError()) != cudaSuccess)
-		return err;
-	/*
-	 * The pipelined kernel where it was built for sm_90 or later (not
-	 * where it runs from older PTX, which leaves it empty), and with as many
-	 * blocks as fit at once.
-	 */
-	{
-		constexpr size_t smem = setop_pipelined_smem<T, NT, VT, STAGES>();
-		auto		kernel = setop_pipelined<T, NT, VT, STAGES, BLOCKS, OP>;
-		static int	resident = -1;
-
-		if (resident < 0)
-		{
-			cudaFuncAttributes fa;
-			int			per_sm = 0,
-						sms = 0,
-						dev = 0;
-
-			if ((err = cudaFuncGetAttributes(&fa, kernel)) != cudaSuccess)
-				return err;
-			if (fa.ptxVersion < 90)
-				resident = 0;
-			else if ((err = cudaFuncSetAttribute(kernel,
-												 cudaFuncAttributeMaxDynamicSharedMemorySize,
-												 (int) smem)) != cudaSuccess ||
-					 (err = cudaGetDevice(&dev)) != cudaSuccess ||
-					 (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-												   dev)) != cudaSuccess ||
-					 (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT + 32,
-																		  smem)) != cudaSuccess)
-				return err;
-			else
-				resident = per_sm * sms;
-		}
-		if (resident > 0)
-			return launch_after_partition(kernel, tiles < resident ? tiles : resident, NT + 32,
-										  smem, stream, a, na, b, nb, (const int64_t *) parts, out,
-										  capacity, chain, (int) tiles, length, unsorted);
-	}
-	return launch_after_partition(setop_tile<T, NT, VT, MINB, OP>, tiles, NT, 0, stream, a, na, b, nb,
-								  (const int64_t *) parts, out, capacity, chain, length, unsorted);
-}
-
 }								/* namespace mp */
 
-#endif							/* SETOP_KERNELS_CUH */
+#endif							/* MP_SETOPS_TILE_CUH */

@@ -1,15 +1,15 @@
 /*
- * search_kernels.cuh
+ * tile.cuh (search)
  *		Vectorized sorted search on the device, and the join's expansion.
  *
  * Sorted needles searched in a sorted haystack are a merge: a needle's
  * lower bound is the number of haystack elements in front of it in the
  * merge where needles win ties, its upper bound the same where the haystack
- * wins them.  merge_kernels.cuh's stable merge gives A the ties, so a lower
+ * wins them.  The stable merge (merge/tile.cuh) gives A the ties, so a lower
  * bound merges (A = needles, B = haystack), an upper bound (A = haystack,
  * B = needles).  Two paths:
  *
- * - search_tile, for comparable sizes: merge_kernels.cuh's partition and
+ * - search_tile, for comparable sizes: the merge's partition and
  *   window loads (and so its fused check), VT serial merge steps per thread,
  *   each needle step keeping the needle's rank (or whether the haystack
  *   holds it) in registers; then the tile's needle results go back through
@@ -36,13 +36,13 @@
  * On unsorted input with the check off, every access stays in bounds; the
  * results are unspecified.
  */
-#ifndef SEARCH_KERNELS_CUH
-#define SEARCH_KERNELS_CUH
+#ifndef MP_SEARCH_TILE_CUH
+#define MP_SEARCH_TILE_CUH
 
 #include <cstdint>
 #include <cuda_runtime.h>
 
-#include "merge_kernels.cuh"
+#include "../merge/tile.cuh"
 
 namespace mp
 {
@@ -69,16 +69,6 @@ template <>
 struct search_out_type<OUT_MISSING>
 {
 	typedef uint8_t type;
-};
-
-/* Block shape per element size (test/bench/NOTES.md, "Sorted search and
- * joins of arrays"). */
-template <typename T>
-struct search_shape
-{
-	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
-	static constexpr int MINB = 6;
 };
 
 /* From this many haystack elements a needle, search_sparse takes over. */
@@ -456,68 +446,6 @@ search_sparse(const T *__restrict__ hay, int64_t nh, const T *__restrict__ needl
 }
 
 /*
- * Whether a search of nn needles in nh takes the sparse path: only without
- * the check, which reads the whole haystack anyway, and then the merge does
- * that reading best.
- */
-inline bool
-search_is_sparse(int64_t nh, int64_t nn, bool checked)
-{
-	return !checked && nh / SEARCH_SPARSE_RATIO >= nn;
-}
-
-/* Bytes of partition array that search_on_device needs. */
-template <typename T>
-inline size_t
-search_parts_bytes(int64_t nh, int64_t nn)
-{
-	return merge_parts_bytes<T, search_shape<T>::NT, search_shape<T>::VT>(nh, nn);
-}
-
-/*
- * For each needles[j], out[j] = its lower (UPPER false) or upper bound in
- * hay, or what OUT makes of it.  OUT_FOUND and OUT_MISSING take lower
- * bounds.  unsorted as in merge_on_device.  `sparse` picks the path
- * (search_is_sparse by default).
- */
-template <typename T, bool UPPER, int OUT, int NT = search_shape<T>::NT,
-		  int VT = search_shape<T>::VT, int MINB = search_shape<T>::MINB>
-inline cudaError_t
-search_on_device(const T *hay, int64_t nh, const T *needles, int64_t nn,
-				 typename search_out_type<OUT>::type *out, const int32_t *base,
-				 int64_t *parts, int *unsorted, cudaStream_t stream, int sparse = -1)
-{
-	static_assert(!UPPER || (OUT != OUT_FOUND && OUT != OUT_MISSING),
-				  "membership comes from lower bounds");
-	if (nn == 0 && (unsorted == nullptr || nh < 2))
-		return cudaSuccess;
-	if (sparse < 0)
-		sparse = search_is_sparse(nh, nn, unsorted != nullptr);
-	if (sparse)
-	{
-		int64_t		blocks = (nn + SPARSE_NT - 1) / SPARSE_NT;
-
-		if (unsorted != nullptr && blocks < 1024)
-			blocks = 1024;		/* enough threads to check the haystack */
-		search_sparse<T, UPPER, OUT><<<(unsigned) blocks, SPARSE_NT, 0, stream>>>
-			(hay, nh, needles, nn, out, base, unsorted);
-		return cudaGetLastError();
-	}
-
-	/* lower bounds: A = needles; upper bounds: A = haystack */
-	const T    *a = UPPER ? hay : needles;
-	const T    *b = UPPER ? needles : hay;
-	int64_t		na = UPPER ? nh : nn;
-	int64_t		nb = UPPER ? nn : nh;
-	int64_t		tiles = merge_num_tiles<T, NT, VT>(na, nb);
-
-	if (cudaError_t err = merge_partition_on_device<T, NT, VT>(a, na, b, nb, parts, stream))
-		return err;
-	return launch_after_partition(search_tile<T, NT, VT, MINB, !UPPER, OUT>, tiles, NT, 0, stream,
-								  a, na, b, nb, (const int64_t *) parts, out, base, unsorted);
-}
-
-/*
  * Pairs [first, first + count) of the join whose a element i has lb[i] as
  * its lower bound in b and off[i] pairs in front of it (the exclusive scan
  * of the counts): pair p is (i, lb[i] + p - off[i]) for the last i with
@@ -588,20 +516,6 @@ join_total(const int64_t *off, const int32_t *cnt, int64_t na, int64_t *total)
 	*total = na > 0 ? off[na - 1] + cnt[na - 1] : 0;
 }
 
-template <int NT = 256, int VT = 8>
-inline cudaError_t
-join_expand_on_device(const int64_t *off, const int32_t *lb, int64_t na, int64_t first,
-					  int64_t count, int32_t *a_pos, int32_t *b_pos, cudaStream_t stream)
-{
-	int64_t		blocks = (count + NT * VT - 1) / (NT * VT);
-
-	if (count == 0)
-		return cudaSuccess;
-	join_expand<NT, VT><<<(unsigned) blocks, NT, 0, stream>>>(off, lb, na, first, count,
-															  a_pos, b_pos);
-	return cudaGetLastError();
-}
-
 }								/* namespace mp */
 
-#endif							/* SEARCH_KERNELS_CUH */
+#endif							/* MP_SEARCH_TILE_CUH */

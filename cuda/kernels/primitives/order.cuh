@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "../../src/api/mp_order.h"
+#include "../../../src/api/mp_order.h"
 
 namespace mp
 {

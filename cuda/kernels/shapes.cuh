@@ -1,0 +1,85 @@
+/*
+ * shapes.cuh
+ *		Every kernel's block shape, in one place: threads a block (NT),
+ *		elements a thread (VT), and the blocks an SM the registers must allow
+ *		(MINB) or the pipelined set operations keep resident.
+ *
+ * The build targets sm_80 and sm_90 (Makefile), and both take these shapes.
+ * sm_90 is tuned on the H200 the project measures on (its sweeps, with the
+ * command that ran them, in test/bench/NOTES.md under each operation); the
+ * H100 figures there were taken with the same shapes and stay valid.
+ * sm_80 has not been tuned: it runs sm_90's shapes, without the bulk copies
+ * and dependent launches that are sm_90's alone.
+ */
+#ifndef MP_SHAPES_CUH
+#define MP_SHAPES_CUH
+
+#include "../../src/api/mp_measured.h"
+
+namespace mp
+{
+
+/* Block shape per element size, tuned on an H100
+ * (test/bench/NOTES.md, "gpu_merge kernel"). */
+template <typename T>
+struct merge_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 39 : 23;
+	static constexpr int MINB = 6;	/* blocks per SM the registers must allow */
+};
+
+/*
+ * Up to MERGE_SMALL_UPTO elements in all (MP_MERGE_SMALL_UPTO,
+ * api/mp_measured.h), 4-byte keys merge in shorter tiles (H200: 1M a side in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at
+ * 128 x 39): a merge that small fills the GPU in one wave either way, and
+ * each tile's serial steps are what its latency is made of.
+ */
+template <typename T>
+struct merge_small_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 15 : merge_shape<T>::VT;
+	static constexpr int MINB = sizeof(T) == 4 ? 1 : merge_shape<T>::MINB;
+};
+
+#define MERGE_SMALL_UPTO MP_MERGE_SMALL_UPTO
+
+/* Block shape per element size, tuned on an H100
+ * (test/bench/NOTES.md, "Set operations"). */
+template <typename T>
+struct setop_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
+	static constexpr int MINB = 0;	/* blocks per SM the registers must allow; 0: no
+									 * bound */
+	static constexpr int STAGES = 3;	/* of the pipelined kernel */
+	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;	/* of the pipelined kernel, an SM */
+};
+
+/* Block shape per element size (test/bench/NOTES.md, "Sorted search and
+ * joins of arrays"). */
+template <typename T>
+struct search_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 23;
+	static constexpr int MINB = 6;
+};
+
+/* The k-way merge's tile (test/bench/NOTES.md, "The k-way merge of sorted
+ * runs"). */
+template <typename T>
+struct kway_shape
+{
+	static constexpr int NT = 256;
+	/* odd, so that the threads' strided stores into shared memory keep off
+	 * each other's banks */
+	static constexpr int VT = sizeof(T) == 4 ? 7 : 5;
+	static constexpr int NV = NT * VT;
+};
+
+}								/* namespace mp */
+
+#endif							/* MP_SHAPES_CUH */
