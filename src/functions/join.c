@@ -136,7 +136,7 @@ join_rows(ReturnSetInfo *rsinfo, mp_arg *ap, mp_arg *bp, join_kind kind)
 {
 	mp_arg		a = *ap,
 				b = *bp;
-	mp_array_call call = {MP_ARRAY_JOIN_COUNT, 0, a.type, a.data, a.n, b.data, b.n};
+	mp_array_call call = mp_call_of(MP_ARRAY_JOIN_COUNT, 0, &a, &b);
 	join_out	o = {rsinfo, &a, &b, kind == JOIN_KIND_LEFT || kind == JOIN_KIND_FULL,
 	kind == JOIN_KIND_RIGHT || kind == JOIN_KIND_FULL};
 	mp_join_cursor cursor;

@@ -15,20 +15,16 @@ mergepath_merge(PG_FUNCTION_ARGS)
 {
 	mp_arg		a,
 				b;
-	mp_array_call call = {MP_ARRAY_MERGE};
+	mp_array_call call;
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, "gpu_merge", "a", &a);
 	mp_fetch_arg(fcinfo, 1, "gpu_merge", "b", &b);
 
+	call = mp_call_of(MP_ARRAY_MERGE, 0, &a, &b);
 	result = mp_new_result(a.elemtype, a.n + b.n, "gpu_merge");
 	if (a.n + b.n > 0)
 	{
-		call.type = a.type;
-		call.a = a.data;
-		call.na = a.n;
-		call.b = b.data;
-		call.nb = b.n;
 		call.out = ARR_DATA_PTR(result);
 		mp_run_array("gpu_merge", MP_OP_MERGE, &call, &a, &b);
 	}

@@ -14,20 +14,16 @@ run_search(FunctionCallInfo fcinfo, mp_search kind, const char *fname)
 {
 	mp_arg		hay,
 				needles;
-	mp_array_call call = {MP_ARRAY_SEARCH, kind};
+	mp_array_call call;
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, fname, "haystack", &hay);
 	mp_fetch_arg(fcinfo, 1, fname, "needles", &needles);
 
+	call = mp_call_of(MP_ARRAY_SEARCH, kind, &hay, &needles);
 	result = mp_new_result(INT4OID, needles.n, fname);
 	if (hay.n + needles.n > 0)
 	{
-		call.type = hay.type;
-		call.a = hay.data;
-		call.na = hay.n;
-		call.b = needles.data;
-		call.nb = needles.n;
 		call.out = needles.n > 0 ? ARR_DATA_PTR(result) : NULL;
 		mp_run_array(fname, MP_OP_SEARCH, &call, &hay, &needles);
 	}
@@ -63,21 +59,17 @@ run_semijoin(FunctionCallInfo fcinfo, bool anti, const char *fname)
 {
 	mp_arg		a,
 				b;
-	mp_array_call call = {MP_ARRAY_SEMIJOIN, anti};
+	mp_array_call call;
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
 	mp_fetch_arg(fcinfo, 1, fname, "b", &b);
 
+	call = mp_call_of(MP_ARRAY_SEMIJOIN, anti, &a, &b);
 	/* a's own size always fits: room for all of it, cut to length after */
 	result = mp_new_result_room(a.elemtype, a.n, 0, fname);
 	if (a.n + b.n > 0)
 	{
-		call.type = a.type;
-		call.a = a.data;
-		call.na = a.n;
-		call.b = b.data;
-		call.nb = b.n;
 		call.out = a.n > 0 ? ARR_DATA_PTR(result) : NULL;
 		mp_run_array(fname, MP_OP_SEMIJOIN, &call, &a, &b);
 		result = mp_finish_result(result, call.nout);

@@ -20,7 +20,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 {
 	mp_arg		a,
 				b;
-	mp_array_call call = {MP_ARRAY_SETOP, op};
+	mp_array_call call;
 	int64		room,
 				least;
 	size_t		elsize;
@@ -28,11 +28,7 @@ run_setop(FunctionCallInfo fcinfo, mp_setop op, const char *fname)
 
 	mp_fetch_arg(fcinfo, 0, fname, "a", &a);
 	mp_fetch_arg(fcinfo, 1, fname, "b", &b);
-	call.type = a.type;
-	call.a = a.data;
-	call.na = a.n;
-	call.b = b.data;
-	call.nb = b.n;
+	call = mp_call_of(MP_ARRAY_SETOP, op, &a, &b);
 	room = mp_setop_capacity(op, a.n, b.n);
 	least = mp_setop_minimum(op, a.n, b.n);
 	elsize = mp_type_size(a.type);

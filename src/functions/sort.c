@@ -11,7 +11,7 @@
 ArrayType *
 mp_sorted_array(const char *fname, mp_op op, const mp_arg *a)
 {
-	mp_array_call call = {MP_ARRAY_SORT, 0, a->type, a->data, a->n};
+	mp_array_call call = mp_call_of(MP_ARRAY_SORT, 0, a, NULL);
 	ArrayType  *result;
 
 	if (a->n == 0)
@@ -39,13 +39,11 @@ Datum
 mergepath_unique(PG_FUNCTION_ARGS)
 {
 	mp_arg		a;
-	mp_array_call call = {MP_ARRAY_UNIQUE};
+	mp_array_call call;
 	ArrayType  *result;
 
 	mp_fetch_arg(fcinfo, 0, "gpu_unique", "a", &a);
-	call.type = a.type;
-	call.a = a.data;
-	call.na = a.n;
+	call = mp_call_of(MP_ARRAY_UNIQUE, 0, &a, NULL);
 	if (a.n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(a.elemtype));
 	result = mp_new_result_room(a.elemtype, a.n, 0, "gpu_unique");
