@@ -5,11 +5,15 @@
  *		(MINB) or the pipelined set operations keep resident.
  *
  * The build targets sm_80 and sm_90 (Makefile), and both take these shapes.
- * sm_90 is tuned on the H200 the project measures on (its sweeps, with the
- * command that ran them, in test/bench/NOTES.md under each operation); the
- * H100 figures there were taken with the same shapes and stay valid.
- * sm_80 has not been tuned: it runs sm_90's shapes, without the bulk copies
- * and dependent launches that are sm_90's alone.
+ * sm_90's are the sweeps' best (`bench_merge --tune`, `bench_setops
+ * --tune`; test/bench/NOTES.md, "Block shapes"): on the H200, the set
+ * operations' (no better shape at 100M) and the small merge's; on the H100
+ * both sweeps again, each current shape the best or within 0.5% of it at
+ * 10M and 100M (the merge's large shape was swept on the H100 only).  The
+ * search's shape has not been swept; `bench_search --tune` confirms on
+ * the H100 where its sparse path takes over
+ * (SEARCH_SPARSE_RATIO).  sm_80 has not been tuned: it runs sm_90's shapes,
+ * without the bulk copies and dependent launches that are sm_90's alone.
  */
 #ifndef MP_SHAPES_CUH
 #define MP_SHAPES_CUH
@@ -19,8 +23,8 @@
 namespace mp
 {
 
-/* Block shape per element size, tuned on an H100
- * (test/bench/NOTES.md, "gpu_merge kernel"). */
+/* The merge's tile per element size (test/bench/NOTES.md, "gpu_merge
+ * kernel"). */
 template <typename T>
 struct merge_shape
 {
@@ -31,9 +35,10 @@ struct merge_shape
 
 /*
  * Up to MERGE_SMALL_UPTO elements in all (MP_MERGE_SMALL_UPTO,
- * api/mp_measured.h), 4-byte keys merge in shorter tiles (H200: 1M a side in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at
- * 128 x 39): a merge that small fills the GPU in one wave either way, and
- * each tile's serial steps are what its latency is made of.
+ * api/mp_measured.h), 4-byte keys merge in shorter tiles (H200: 1M a side
+ * in 0.016-0.017 ms at 128 x 15 against 0.018-0.020 at 128 x 39): a merge
+ * that small fills the GPU in one wave either way, and each tile's serial
+ * steps are what its latency is made of.
  */
 template <typename T>
 struct merge_small_shape
@@ -45,8 +50,8 @@ struct merge_small_shape
 
 #define MERGE_SMALL_UPTO MP_MERGE_SMALL_UPTO
 
-/* Block shape per element size, tuned on an H100
- * (test/bench/NOTES.md, "Set operations"). */
+/* The set operations' tile per element size (test/bench/NOTES.md, "Set
+ * operations"). */
 template <typename T>
 struct setop_shape
 {
