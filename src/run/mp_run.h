@@ -10,6 +10,8 @@
 #include "postgres.h"
 #include "../pg_compat.h"
 
+#include <time.h>
+
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
@@ -103,7 +105,6 @@ extern bool mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size);
 extern bool mp_gpu_expected(mp_op op, int64 n);
 extern bool mp_gpu_plannable(void);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
-extern double mp_now_ms(void);
 extern bool mp_poll(void);
 extern void mp_describe_backends(StringInfo json);
 
@@ -118,5 +119,15 @@ extern bool mp_gpu_is_ready(void);
  */
 extern void mp_gpu_begin(void);
 extern void mp_gpu_end(void);
+
+/* A monotonic clock, in milliseconds. */
+static inline double
+mp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
 
 #endif							/* MP_RUN_H */

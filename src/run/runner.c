@@ -14,8 +14,6 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-
 #include "miscadmin.h"
 
 #include "gpu_life.h"
@@ -37,15 +35,6 @@ typedef struct mp_last_call
 } mp_last_call;
 
 static mp_last_call last_call;
-
-double
-mp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 /* The backends' poll: an interrupt is pending and may be served. */
 bool
