@@ -20,13 +20,32 @@
 #include "mp_json.h"
 #include "../api/mp_measured.h"
 
+/*
+ * Why the CPU ran a piece of work, kept as a code and written out only when
+ * someone reads it (mergepath_info(), EXPLAIN): a plain call pays for no
+ * formatting.
+ */
+typedef enum cpu_reason
+{
+	CPU_NOT,					/* the GPU ran it */
+	CPU_BY_SETTING,				/* mergepath.device = cpu */
+	CPU_BELOW_FLOOR,			/* a node's piece below its floor */
+	CPU_BELOW_SETTING,			/* below mergepath.gpu_min_elements */
+	CPU_ALWAYS,					/* no threshold: the CPU is faster at every size */
+	CPU_BELOW_THRESHOLD,		/* below the operation's measured threshold */
+	CPU_GPU_NOTE				/* the GPU could not run it: the note says why */
+} cpu_reason;
+
 /* What the last call did, for mergepath_info(). */
 typedef struct mp_last_call
 {
 	bool		valid;
 	char		function[NAMEDATALEN];
 	const char *backend;
-	char		note[320];
+	mp_op		op;
+	cpu_reason	why;
+	int			threshold;		/* in force at the call */
+	char		note[320];		/* CPU_GPU_NOTE's */
 	int64		elements_in;
 	int64		elements_out;
 	double		total_ms;
@@ -176,6 +195,65 @@ mp_gpu_threshold(mp_op op)
 	return mp_gpu_min_elements >= 0 ? mp_gpu_min_elements : op_thresholds[op].min_elements;
 }
 
+/* Why the settings keep op's work on n elements on the CPU, or CPU_NOT. */
+static cpu_reason
+settings_reason(mp_op op, int64 n)
+{
+	int			threshold;
+
+	switch (mp_device)
+	{
+		case MP_DEVICE_CPU:
+			return CPU_BY_SETTING;
+		case MP_DEVICE_GPU:
+			return CPU_NOT;
+		default:
+			break;
+	}
+	if (n < op_thresholds[op].floor ||
+		(n < op_thresholds[op].cold_floor && !mp_gpu_is_ready()))
+		return CPU_BELOW_FLOOR;
+	threshold = mp_gpu_threshold(op);
+	if (threshold >= 0 && n >= threshold)
+		return CPU_NOT;
+	if (mp_gpu_min_elements >= 0)
+		return CPU_BELOW_SETTING;
+	return threshold < 0 ? CPU_ALWAYS : CPU_BELOW_THRESHOLD;
+}
+
+/* The reason, written out. */
+static void
+reason_note(cpu_reason why, mp_op op, int threshold, const char *gpu_note, char *note,
+			size_t note_size)
+{
+	switch (why)
+	{
+		case CPU_NOT:
+			note[0] = '\0';
+			break;
+		case CPU_BY_SETTING:
+			strlcpy(note, "mergepath.device is cpu", note_size);
+			break;
+		case CPU_BELOW_FLOOR:
+			strlcpy(note, op_thresholds[op].floor_note, note_size);
+			break;
+		case CPU_BELOW_SETTING:
+			strlcpy(note, "below mergepath.gpu_min_elements", note_size);
+			break;
+		case CPU_ALWAYS:
+			snprintf(note, note_size, "the CPU is faster at every size for %s",
+					 op_thresholds[op].name);
+			break;
+		case CPU_BELOW_THRESHOLD:
+			snprintf(note, note_size, "below the GPU threshold of %s (%d elements)",
+					 op_thresholds[op].name, threshold);
+			break;
+		case CPU_GPU_NOTE:
+			strlcpy(note, gpu_note, note_size);
+			break;
+	}
+}
+
 /*
  * Whether the settings send op's work on n elements to the GPU: the one
  * choice of backend, which mp_run then makes (falling back to the CPU where
@@ -185,41 +263,11 @@ mp_gpu_threshold(mp_op op)
 bool
 mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size)
 {
-	int			threshold = mp_gpu_threshold(op);
-	char		dummy[1];
+	cpu_reason	why = settings_reason(op, n);
 
-	if (note == NULL)
-	{
-		note = dummy;
-		note_size = sizeof(dummy);
-	}
-	switch (mp_device)
-	{
-		case MP_DEVICE_CPU:
-			strlcpy(note, "mergepath.device is cpu", note_size);
-			return false;
-		case MP_DEVICE_GPU:
-			return true;
-		default:
-			break;
-	}
-	if (n < op_thresholds[op].floor ||
-		(n < op_thresholds[op].cold_floor && !mp_gpu_is_ready()))
-	{
-		strlcpy(note, op_thresholds[op].floor_note, note_size);
-		return false;
-	}
-	if (threshold >= 0 && n >= threshold)
-		return true;
-	if (mp_gpu_min_elements >= 0)
-		strlcpy(note, "below mergepath.gpu_min_elements", note_size);
-	else if (threshold < 0)
-		snprintf(note, note_size, "the CPU is faster at every size for %s",
-				 op_thresholds[op].name);
-	else
-		snprintf(note, note_size, "below the GPU threshold of %s (%d elements)",
-				 op_thresholds[op].name, threshold);
-	return false;
+	if (note != NULL)
+		reason_note(why, op, mp_gpu_threshold(op), NULL, note, note_size);
+	return why == CPU_NOT;
 }
 
 /*
@@ -272,13 +320,20 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 	double		t0 = mp_now_ms();
 	bool		use_gpu;
 	mp_status	st = MP_OK;
-	char		note[320] = "";
 
-	memset(&last_call, 0, sizeof(last_call));
-
-	use_gpu = mp_gpu_chosen(op, n, note, sizeof(note));
+	last_call.valid = false;
+	last_call.op = op;
+	last_call.threshold = mp_gpu_threshold(op);
+	last_call.why = settings_reason(op, n);
+	memset(&last_call.gpu, 0, sizeof(last_call.gpu));
+	use_gpu = last_call.why == CPU_NOT;
 	if (use_gpu)
-		use_gpu = run_on_gpu_bracketed(fname, ctx, work, &st, note, sizeof(note));
+	{
+		use_gpu = run_on_gpu_bracketed(fname, ctx, work, &st, last_call.note,
+									   sizeof(last_call.note));
+		if (!use_gpu)
+			last_call.why = CPU_GPU_NOTE;
+	}
 	if (!use_gpu)
 	{
 		mp_gpu_timing unused = {0};
@@ -298,14 +353,14 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 	strlcpy(last_call.function, fname, sizeof(last_call.function));
 	last_call.backend = use_gpu ? "gpu" : "cpu";
 	last_call.used_gpu = use_gpu;
-	strlcpy(last_call.note, note, sizeof(last_call.note));
 	last_call.elements_in = n;
 	last_call.elements_out = n;
 	last_call.total_ms = mp_now_ms() - t0;
 	if (report)
 	{
 		report->used_gpu = use_gpu;
-		strlcpy(report->note, note, sizeof(report->note));
+		reason_note(last_call.why, op, last_call.threshold, last_call.note, report->note,
+					sizeof(report->note));
 		report->gpu = last_call.gpu;
 		report->total_ms = last_call.total_ms;
 	}
@@ -332,12 +387,10 @@ bool
 mp_run_array(const char *fname, mp_op op, mp_array_call *call, const mp_arg *a,
 			 const mp_arg *b)
 {
-	mp_run_report report;
-
-	if (mp_run(fname, op, call->na + call->nb, call, array_work, &report) == MP_UNSORTED)
+	if (mp_run(fname, op, call->na + call->nb, call, array_work, NULL) == MP_UNSORTED)
 		mp_report_unsorted(fname, a, b);
 	last_call.elements_out = call->nout;
-	return report.used_gpu;
+	return last_call.used_gpu;
 }
 
 /*
@@ -396,8 +449,14 @@ mp_describe_backends(StringInfo json)
 	appendStringInfoChar(json, '{');
 	mp_json_str(json, "function", last_call.function, true);
 	mp_json_str(json, "backend", last_call.backend, false);
-	if (last_call.note[0])
-		mp_json_str(json, "note", last_call.note, false);
+	if (last_call.why != CPU_NOT)
+	{
+		char		note[320];
+
+		reason_note(last_call.why, last_call.op, last_call.threshold, last_call.note, note,
+					sizeof(note));
+		mp_json_str(json, "note", note, false);
+	}
 	mp_json_int(json, "elements_in", last_call.elements_in);
 	mp_json_int(json, "elements_out", last_call.elements_out);
 	mp_json_ms(json, "total_ms", last_call.total_ms);
