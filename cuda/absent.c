@@ -137,6 +137,15 @@ mp_gpu_unique(mp_type type, const void *x, int64_t n, void *out, int64_t *nout,
 }
 
 mp_status
+mp_gpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) check_sorted, (void) poll;
+	call->bad_pair = -1;
+	memset(timing, 0, sizeof(*timing));
+	return MP_NO_DEVICE;
+}
+
+mp_status
 mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, mp_poll_fn poll,
 				 mp_gpu_timing *timing)
 {

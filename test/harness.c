@@ -4,7 +4,7 @@
  *		operations against reference.h, on random and adversarial inputs, with
  *		the output poisoned before every run.
  *
- *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs]
+ *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
@@ -193,11 +193,19 @@ gpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int6
 	return mp_gpu_merge_key_runs(word_bytes, keys, bounds, k, perm, poll, &timing);
 }
 
+static mp_status
+gpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll)
+{
+	mp_gpu_timing timing;
+
+	return mp_gpu_batch(call, check_sorted, poll, &timing);
+}
+
 static const backend cpu_backend = {"cpu", mp_cpu_merge, mp_cpu_setop, mp_cpu_search,
 mp_cpu_semijoin, cpu_join, cpu_sort, mp_cpu_unique, cpu_sort_rows, mp_cpu_merge_runs,
-mp_cpu_merge_key_runs};
+mp_cpu_merge_key_runs, mp_cpu_batch};
 static const backend gpu_backend = {"gpu", gpu_merge, gpu_setop, gpu_search, gpu_semijoin,
-gpu_join, gpu_sort, gpu_unique, gpu_sort_rows, gpu_merge_runs, gpu_merge_key_runs};
+gpu_join, gpu_sort, gpu_unique, gpu_sort_rows, gpu_merge_runs, gpu_merge_key_runs, gpu_batch};
 
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
@@ -382,7 +390,7 @@ poll_countdown(void)
 	return --polls_left < 0;
 }
 
-static const char *suites = "merge,setops,search,sort,rows,runs";
+static const char *suites = "merge,setops,search,sort,rows,runs,batch";
 
 static bool
 suite_selected(const char *name)
@@ -419,6 +427,7 @@ run_backend(const backend *be)
 		{"sort", run_sort_tests},
 		{"rows", run_rows_tests},
 		{"runs", run_runs_tests},
+		{"batch", run_batch_tests},
 	};
 	int			before = failed;
 
@@ -530,7 +539,7 @@ main(int argc, char **argv)
 			suites = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch]\n",
 					argv[0]);
 			return 2;
 		}

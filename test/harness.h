@@ -44,6 +44,7 @@ typedef struct backend
 							   void *out, mp_poll_fn poll);
 	mp_status	(*merge_key_runs) (int word_bytes, const void *keys, const int64_t *bounds,
 								   int64_t k, uint32_t *perm, mp_poll_fn poll);
+	mp_status	(*batch) (mp_batch_call *call, bool check_sorted, mp_poll_fn poll);
 } backend;
 
 /* Input shapes.  Each fills n sorted elements. */
@@ -86,5 +87,6 @@ void		run_search_tests(const backend *be);
 void		run_sort_tests(const backend *be);
 void		run_rows_tests(const backend *be);
 void		run_runs_tests(const backend *be);
+void		run_batch_tests(const backend *be);
 
 #endif							/* HARNESS_H */

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/mp_api.h"
@@ -214,6 +215,50 @@ ref_first_unsorted(mp_type type, const void *x, int64_t n)
 		if (ref_cmp(type, (const char *) x + i * sz, (const char *) x + (i - 1) * sz) < 0)
 			return i;
 	return -1;
+}
+
+static mp_type ref_sort_type;
+static const char *ref_sort_base;
+
+static inline int
+ref_sort_cmp(const void *p, const void *q)
+{
+	int64_t		i = *(const int64_t *) p,
+				j = *(const int64_t *) q;
+	size_t		sz = mp_type_size(ref_sort_type);
+	int			c = ref_cmp(ref_sort_type, ref_sort_base + i * sz, ref_sort_base + j * sz);
+
+	return c ? c : (i > j) - (i < j);
+}
+
+/* The stable sort of in[0..n) into out. */
+static inline void
+ref_sort(mp_type type, const void *in, int64_t n, void *out)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t    *pos = malloc((n > 0 ? n : 1) * sizeof(int64_t));
+
+	for (int64_t i = 0; i < n; i++)
+		pos[i] = i;
+	ref_sort_type = type;
+	ref_sort_base = in;
+	qsort(pos, (size_t) n, sizeof(int64_t), ref_sort_cmp);
+	for (int64_t i = 0; i < n; i++)
+		memcpy((char *) out + i * sz, (const char *) in + pos[i] * sz, sz);
+	free(pos);
+}
+
+/* The first of each run of equal keys; returns how many. */
+static inline int64_t
+ref_unique(mp_type type, const void *x, int64_t n, void *out)
+{
+	size_t		sz = mp_type_size(type);
+	int64_t		o = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		if (i == 0 || ref_cmp(type, (const char *) x + (i - 1) * sz, (const char *) x + i * sz) != 0)
+			memcpy((char *) out + o++ * sz, (const char *) x + i * sz, sz);
+	return o;
 }
 
 #endif							/* REFERENCE_H */

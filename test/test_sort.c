@@ -16,50 +16,6 @@
 #include "harness.h"
 #include "reference.h"
 
-static mp_type ref_type;
-static const char *ref_base;
-
-static int
-ref_position_cmp(const void *p, const void *q)
-{
-	int64_t		i = *(const int64_t *) p,
-				j = *(const int64_t *) q;
-	size_t		sz = mp_type_size(ref_type);
-	int			c = ref_cmp(ref_type, ref_base + i * sz, ref_base + j * sz);
-
-	return c ? c : (i > j) - (i < j);
-}
-
-/* The stable sort of in[0..n) into out. */
-static void
-ref_sort(mp_type type, const void *in, int64_t n, void *out)
-{
-	size_t		sz = mp_type_size(type);
-	int64_t    *pos = xmalloc(n * sizeof(int64_t));
-
-	for (int64_t i = 0; i < n; i++)
-		pos[i] = i;
-	ref_type = type;
-	ref_base = in;
-	qsort(pos, (size_t) n, sizeof(int64_t), ref_position_cmp);
-	for (int64_t i = 0; i < n; i++)
-		memcpy((char *) out + i * sz, (const char *) in + pos[i] * sz, sz);
-	free(pos);
-}
-
-/* The first of each run of equal keys; returns how many. */
-static int64_t
-ref_unique(mp_type type, const void *x, int64_t n, void *out)
-{
-	size_t		sz = mp_type_size(type);
-	int64_t		o = 0;
-
-	for (int64_t i = 0; i < n; i++)
-		if (i == 0 || ref_cmp(type, (const char *) x + (i - 1) * sz, (const char *) x + i * sz) != 0)
-			memcpy((char *) out + o++ * sz, (const char *) x + i * sz, sz);
-	return o;
-}
-
 /* How an input is laid out from a sorted draw. */
 typedef enum layout
 {

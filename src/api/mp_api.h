@@ -145,6 +145,93 @@ typedef struct mp_array_call
 								 * the join's pairs */
 } mp_array_call;
 
+/*
+ * Many independent operations of one kind at once (a batch): pair p reads
+ * a[a_off[p] .. a_off[p + 1]) and b[b_off[p] .. b_off[p + 1]) (b and b_off
+ * NULL for sort and unique), all values back to back (CSR), and its result
+ * goes to out[out_off[p] .. out_off[p + 1]), results back to back in pair
+ * order.  out has room for mp_batch_room() elements (int32 for the
+ * searches); out_off (npairs + 1 entries) is set by the backend.  Kinds:
+ * every mp_array_kind but MP_ARRAY_JOIN_COUNT, each pair under the
+ * contract of the single call.  With check_sorted, an unsorted input makes
+ * the call return MP_UNSORTED and bad_pair the first pair that has one;
+ * out is then unspecified.
+ */
+typedef struct mp_batch_call
+{
+	mp_array_kind kind;
+	int			variant;
+	mp_type		type;
+	int64_t		npairs;
+	const void *a;
+	const int64_t *a_off;
+	const void *b;
+	const int64_t *b_off;
+	void	   *out;
+	int64_t    *out_off;
+	int64_t		bad_pair;		/* set by the backend on MP_UNSORTED */
+} mp_batch_call;
+
+/* The most elements pair p's result can have. */
+static inline int64_t
+mp_batch_pair_room(const mp_batch_call *call, int64_t p)
+{
+	int64_t		na = call->a_off[p + 1] - call->a_off[p];
+	int64_t		nb = call->b_off ? call->b_off[p + 1] - call->b_off[p] : 0;
+
+	switch (call->kind)
+	{
+		case MP_ARRAY_MERGE:
+			return na + nb;
+		case MP_ARRAY_SETOP:
+			return mp_setop_capacity((mp_setop) call->variant, na, nb);
+		case MP_ARRAY_SEARCH:
+			return nb;
+		default:
+			return na;
+	}
+}
+
+/* Room for the whole batch's results: the pairs' rooms added up. */
+static inline int64_t
+mp_batch_room(const mp_batch_call *call)
+{
+	int64_t		room = 0;
+
+	for (int64_t p = 0; p < call->npairs; p++)
+		room += mp_batch_pair_room(call, p);
+	return room;
+}
+
+/* The size of one element of the batch's results. */
+static inline size_t
+mp_batch_out_size(const mp_batch_call *call)
+{
+	return call->kind == MP_ARRAY_SEARCH ? sizeof(int32_t) : mp_type_size(call->type);
+}
+
+/* The inputs of a batch that must be ascending: 1 a, 2 b, 3 both. */
+static inline int
+mp_batch_checked_inputs(mp_array_kind kind)
+{
+	switch (kind)
+	{
+		case MP_ARRAY_SORT:
+			return 0;
+		case MP_ARRAY_UNIQUE:
+			return 1;
+		default:
+			return 3;
+	}
+}
+
+/* A batch on the CPU backend, pairs spread over mergepath.cpu_threads
+ * threads (src/cpu/cpu_batch.c). */
+extern mp_status mp_cpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll);
+
+/* The first pair of a batch with an unsorted input, or -1. */
+extern int64_t mp_batch_first_unsorted(const mp_batch_call *call);
+
 /* An mp_array_call on the CPU backend (src/cpu/cpu_array.c). */
 extern mp_status mp_cpu_array(mp_array_call *call, bool check_sorted, mp_poll_fn poll);
 
@@ -379,6 +466,11 @@ extern void mp_gpu_release(void);
 
 /* An mp_array_call on the device (cuda/host/gpu_array.cu). */
 extern mp_status mp_gpu_array(mp_array_call *call, bool check_sorted, mp_poll_fn poll,
+							  mp_gpu_timing *timing);
+
+/* A batch on the device: one launch sequence for all its pairs, under
+ * mp_cpu_batch's contract (cuda/host/gpu_batch.cu). */
+extern mp_status mp_gpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll,
 							  mp_gpu_timing *timing);
 
 /* Same contract as mp_cpu_merge; out is ordinary (pageable) host memory. */
