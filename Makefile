@@ -23,7 +23,7 @@ DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
 DATA_built = mergepath--$(EXTVERSION).sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search sort info sort_node join_node upgrade
+REGRESS = merge errors setops search sort info sort_node join_node batch upgrade
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda
@@ -58,7 +58,8 @@ PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initiali
 	-Wno-sign-compare $(if $(WERROR),-Werror)
 EXTRA_CLEAN = .build-flags cuda/.build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
-	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu cuda/host/*.o cuda/absent.o
+	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu \
+	test/bench/bench_batch cuda/host/*.o cuda/absent.o
 
 # PGXS would make LLVM bitcode of every object, and has no rule for .cu.
 override with_llvm = no
@@ -97,14 +98,14 @@ $(GLUE_OBJS): $(wildcard src/*.h src/*/*.h)
 
 # C tests: the backends alone, no server.
 TEST_SRCS = test/harness.c test/test_merge.c test/test_setops.c test/test_search.c \
-	test/test_sort.c test/test_rows.c test/test_runs.c
+	test/test_sort.c test/test_rows.c test/test_runs.c test/test_batch.c
 test/test_backends: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_OBJS) $(GPU_OBJS) \
 	$(API_HEADERS)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -O2 -Isrc -o $@ $(TEST_SRCS) $(CPU_OBJS) $(GPU_OBJS) \
 		$(CUDA_LIBS) -lpthread -lm
 
 check-c: test/test_backends
-	test/test_backends --suite search,rows,merge & a=$$!; \
+	test/test_backends --suite search,rows,merge,batch & a=$$!; \
 	test/test_backends --suite sort,setops,runs & b=$$!; \
 	wait $$a && wait $$b
 
@@ -119,7 +120,7 @@ test/test_backends_san: $(TEST_SRCS) test/harness.h test/reference.h $(CPU_SRCS)
 		cuda/absent.c -lpthread -lm
 
 check-c-sanitized: test/test_backends_san
-	test/test_backends_san --cpu --suite search,rows,merge & a=$$!; \
+	test/test_backends_san --cpu --suite search,rows,merge,batch & a=$$!; \
 	test/test_backends_san --cpu --suite sort,setops,runs & b=$$!; \
 	wait $$a && wait $$b
 
@@ -158,8 +159,14 @@ test/gpu_hog: test/gpu_hog.cu
 test/bench/%: test/bench/%.cu test/bench/bench_common.cuh $(CUDA_HEADERS) $(CPU_OBJS)
 	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS)
 
+# The batch's benchmark calls the backend's entry point too (for its checks).
+test/bench/bench_batch: test/bench/bench_batch.cu test/bench/bench_common.cuh $(CUDA_HEADERS) \
+	$(CPU_OBJS) $(GPU_OBJS)
+	$(NVCC) -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -Wall,-Wextra -Isrc -o $@ $< $(CPU_OBJS) \
+		$(GPU_OBJS) -lpthread
+
 bench: test/bench/bench_merge test/bench/bench_setops test/bench/bench_search \
-	test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu
+	test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu test/bench/bench_batch
 
 installcheck-cpu:
 	$(MAKE) installcheck PGOPTIONS="-c mergepath.device=cpu"

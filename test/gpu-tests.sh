@@ -57,7 +57,7 @@ sanitize() {
 # suite of C tests, the suites side by side too: racecheck over all of them
 # in one process would take longer than the rest together.
 sanitize_all() {
-	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs})
+	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
 	for t in memcheck racecheck initcheck synccheck; do
 		selected "$t" && tools+=("$t")
 	done

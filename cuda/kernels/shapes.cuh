@@ -85,6 +85,19 @@ struct kway_shape
 	static constexpr int NV = NT * VT;
 };
 
+/*
+ * The batches' tiles (batch/tile.cuh): the merge's NT x VT outputs a tile,
+ * the filters' and searches' VT consecutive elements a thread.  Not swept:
+ * the small merge's shape for 4-byte keys, 11 a thread for 8-byte ones.
+ */
+template <typename T>
+struct batch_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 15 : 11;
+	static constexpr int NV = NT * VT;
+};
+
 }								/* namespace mp */
 
 #endif							/* MP_SHAPES_CUH */

@@ -1,0 +1,278 @@
+/*
+ * gpu_batch.cu
+ *		mp_gpu_batch: a batch's pairs up, one launch sequence for all of
+ *		them (kernels/batch), the results and their offsets down.
+ *
+ * Offsets known before the run (a merge's, a search's, a sort's) are
+ * computed here; a filter's come from the device with its results.  On a
+ * failed check the first unsorted pair is found here, in the host's copy.
+ */
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu_job.cuh"
+#include "../kernels/batch/launch.cuh"
+
+using namespace mp;
+
+namespace
+{
+
+/* What comes back besides the results. */
+struct batch_status
+{
+	int64_t		kept[2];		/* each filter's kept elements */
+	int			unsorted;
+};
+
+/* Offsets from 0 of a side that starts at off[0]: off itself when it does. */
+struct rebased
+{
+	const int64_t *off;
+	int64_t    *own = nullptr;
+
+	rebased(const int64_t *from, int64_t npairs) : off(from)
+	{
+		if (from != nullptr && from[0] != 0)
+		{
+			own = (int64_t *) malloc((npairs + 1) * sizeof(int64_t));
+			if (own != nullptr)
+				for (int64_t p = 0; p <= npairs; p++)
+					own[p] = from[p] - from[0];
+			off = own;
+		}
+	}
+	~rebased() { free(own); }
+};
+
+/* A filter's scratch, carved once for up to two filters over n elements. */
+template <typename T>
+struct filter_scratch
+{
+	piece<int64_t> counts,
+				bases;
+	piece<char> scan;
+	size_t		scan_bytes = 0;
+	int64_t		ntiles = 0;
+
+	mp_status carve(gpu_job<batch_status> &job, int64_t n)
+	{
+		MP_CUDA(batch_filter_scratch<T>(n, &scan_bytes, &ntiles));
+		counts = job.room<int64_t>(ntiles + 1);
+		bases = job.room<int64_t>(ntiles + 1);
+		scan = job.room<char>(scan_bytes);
+		return MP_OK;
+	}
+};
+
+template <typename T, batch_filter F>
+cudaError_t
+run_filter(gpu_job<batch_status> &job, filter_scratch<T> &fs, const T *x, const int64_t *x_off,
+		   const T *y, const int64_t *y_off, int64_t npairs, int64_t n, T *out,
+		   int64_t *out_off, int side)
+{
+	return batch_filter_on_device<T, F>(x, x_off, y, y_off, npairs, n, out, out_off,
+										&job.device_status()->kept[side], job[fs.counts],
+										job[fs.bases], job[fs.scan], fs.scan_bytes,
+										gpu_stream());
+}
+
+template <typename T>
+mp_status
+batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	const int64_t np = call->npairs;
+	const bool	two = call->b != nullptr;
+	rebased		a_off(call->a_off, np),
+				b_off(two ? call->b_off : nullptr, np);
+	const int64_t na = call->a_off[np] - call->a_off[0];
+	const int64_t nb = two ? call->b_off[np] - call->b_off[0] : 0;
+	const T    *a = (const T *) call->a + call->a_off[0];
+	const T    *b = two ? (const T *) call->b + call->b_off[0] : nullptr;
+	const mp_array_kind kind = call->kind;
+	const mp_setop op = (mp_setop) call->variant;
+
+	if (a_off.off == nullptr || (two && b_off.off == nullptr))
+		return MP_OUT_OF_MEMORY;
+	if (np == 0)
+	{
+		call->out_off[0] = 0;
+		return MP_OK;
+	}
+
+	gpu_job<batch_status> job(poll, timing);
+	piece<T>	d_a = job.input(a, na);
+	piece<T>	d_b = job.input(b, nb);
+	piece<int64_t> d_aoff = job.input(a_off.off, np + 1);
+	piece<int64_t> d_boff = job.input(two ? b_off.off : a_off.off, np + 1);
+	piece<T>	d_out = job.room<T>(kind == MP_ARRAY_SEARCH ? 0 : mp_batch_room(call));
+	piece<int32_t> d_ranks = job.room<int32_t>(kind == MP_ARRAY_SEARCH ? nb : 0);
+	piece<int64_t> d_out_off = job.room<int64_t>(np + 1);
+	/* the filtered sides of a union or symdiff, and their offsets */
+	const bool	merged_filter = kind == MP_ARRAY_SETOP && (op == MP_UNION || op == MP_SYMDIFF);
+	piece<T>	d_fa = job.room<T>(merged_filter && op == MP_SYMDIFF ? na : 0);
+	piece<T>	d_fb = job.room<T>(merged_filter ? nb : 0);
+	piece<int64_t> d_faoff = job.room<int64_t>(merged_filter ? np + 1 : 0);
+	piece<int64_t> d_fboff = job.room<int64_t>(merged_filter ? np + 1 : 0);
+	filter_scratch<T> fs;
+	piece<typename order<T>::key_type> d_keys =
+		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&
+											   std::is_floating_point<T>::value ? 2 * na : 0);
+	size_t		sort_bytes = 0;
+	piece<char> d_sort;
+
+	if (kind == MP_ARRAY_SETOP || kind == MP_ARRAY_SEMIJOIN || kind == MP_ARRAY_UNIQUE)
+		if (mp_status st = fs.carve(job, na > nb ? na : nb))
+			return st;
+	if (kind == MP_ARRAY_SORT)
+	{
+		MP_CUDA(batch_sort_on_device<T>(nullptr, nullptr, np, na, nullptr, nullptr, nullptr,
+										nullptr, &sort_bytes, gpu_stream()));
+		d_sort = job.room<char>(sort_bytes);
+	}
+	if (mp_status st = job.open())
+		return st;
+
+	int		   *flag = check_sorted ? &job.device_status()->unsorted : nullptr;
+	const T    *da = job[d_a],
+			   *db = job[d_b];
+	const int64_t *daoff = job[d_aoff],
+			   *dboff = job[d_boff];
+
+	if (mp_status st = job.run("batch kernels", [&]() -> cudaError_t {
+		cudaError_t err = cudaSuccess;
+
+		if (flag != nullptr && kind != MP_ARRAY_MERGE && kind != MP_ARRAY_SORT)
+		{
+			if ((err = batch_check_on_device(da, daoff, np, na, flag, gpu_stream())))
+				return err;
+			if (two && (err = batch_check_on_device(db, dboff, np, nb, flag, gpu_stream())))
+				return err;
+		}
+		switch (kind)
+		{
+			case MP_ARRAY_MERGE:
+				return batch_merge_on_device(da, daoff, db, dboff, np, na + nb, job[d_out], flag,
+											 gpu_stream());
+			case MP_ARRAY_SEARCH:
+				return batch_search_on_device(da, daoff, db, dboff, np, nb,
+											  (mp_search) call->variant, job[d_ranks],
+											  gpu_stream());
+			case MP_ARRAY_SORT:
+				return batch_sort_on_device<T>(da, daoff, np, na, job[d_out], job[d_keys],
+											   job[d_keys] + na, job[d_sort], &sort_bytes,
+											   gpu_stream());
+			case MP_ARRAY_UNIQUE:
+				return run_filter<T, KEEP_FIRST>(job, fs, da, daoff, nullptr, nullptr, np, na,
+												 job[d_out], job[d_out_off], 0);
+			case MP_ARRAY_SEMIJOIN:
+				if (call->variant)
+					return run_filter<T, KEEP_MISSING>(job, fs, da, daoff, db, dboff, np, na,
+													   job[d_out], job[d_out_off], 0);
+				return run_filter<T, KEEP_FOUND>(job, fs, da, daoff, db, dboff, np, na,
+												 job[d_out], job[d_out_off], 0);
+			case MP_ARRAY_SETOP:
+				switch (op)
+				{
+					case MP_INTERSECT:
+						return run_filter<T, KEEP_PAIRED>(job, fs, da, daoff, db, dboff, np, na,
+														  job[d_out], job[d_out_off], 0);
+					case MP_EXCEPT:
+						return run_filter<T, KEEP_UNPAIRED>(job, fs, da, daoff, db, dboff, np,
+															na, job[d_out], job[d_out_off], 0);
+					case MP_UNION:
+						/* b's unpaired copies, to merge with a whole */
+						return run_filter<T, KEEP_UNPAIRED>(job, fs, db, dboff, da, daoff, np, nb,
+															job[d_fb], job[d_fboff], 1);
+					case MP_SYMDIFF:
+						/* both sides' unpaired copies, to merge */
+						if ((err = run_filter<T, KEEP_UNPAIRED>(job, fs, da, daoff, db, dboff, np,
+																na, job[d_fa], job[d_faoff], 0)))
+							return err;
+						return run_filter<T, KEEP_UNPAIRED>(job, fs, db, dboff, da, daoff, np, nb,
+															job[d_fb], job[d_fboff], 1);
+				}
+				break;
+			case MP_ARRAY_JOIN_COUNT:
+				break;
+		}
+		return cudaErrorInvalidValue;
+	}))
+		return st;
+	if (flag != nullptr && job.status().unsorted)
+	{
+		call->bad_pair = mp_batch_first_unsorted(call);
+		return call->bad_pair >= 0 ? MP_UNSORTED
+			: gpu_cannot("the batch's check and the host's disagree");
+	}
+
+	/* a union or symdiff: the filtered sides merged, now that their
+	 * lengths are known (the run clears the status: keep it) */
+	const batch_status filtered = job.status();
+	const int64_t kept_a = op == MP_SYMDIFF ? filtered.kept[0] : na;
+
+	if (merged_filter)
+		if (mp_status st = job.run("batch merge", [&]() -> cudaError_t {
+			return batch_merge_on_device(op == MP_SYMDIFF ? (const T *) job[d_fa] : da,
+										 op == MP_SYMDIFF ? job[d_faoff] : daoff,
+										 (const T *) job[d_fb], job[d_fboff], np,
+										 kept_a + filtered.kept[1], job[d_out], nullptr,
+										 gpu_stream());
+		}))
+			return st;
+
+	/* the results' offsets, and the results */
+	int64_t		nout;
+
+	switch (kind)
+	{
+		case MP_ARRAY_MERGE:
+		case MP_ARRAY_SORT:
+		case MP_ARRAY_SEARCH:
+			for (int64_t p = 0; p <= np; p++)
+				call->out_off[p] = kind == MP_ARRAY_SEARCH ? b_off.off[p]
+					: a_off.off[p] + (kind == MP_ARRAY_MERGE ? b_off.off[p] : 0);
+			nout = call->out_off[np];
+			if (kind == MP_ARRAY_SEARCH)
+				return job.stage_out((int32_t *) call->out, job[d_ranks], nout);
+			return job.stage_out((T *) call->out, job[d_out], nout);
+		default:
+			if (merged_filter)
+			{
+				/* the merge's offsets: both filtered sides' added up */
+				int64_t    *fa = (int64_t *) malloc((np + 1) * sizeof(int64_t));
+				mp_status	st;
+
+				if (fa == nullptr)
+					return MP_OUT_OF_MEMORY;
+				st = job.stage_out(call->out_off, job[d_fboff], np + 1);
+				if (st == MP_OK && op == MP_SYMDIFF)
+					st = job.stage_out(fa, job[d_faoff], np + 1);
+				for (int64_t p = 0; st == MP_OK && p <= np; p++)
+					call->out_off[p] += op == MP_SYMDIFF ? fa[p] : a_off.off[p];
+				free(fa);
+				if (st != MP_OK)
+					return st;
+				nout = kept_a + filtered.kept[1];
+			}
+			else
+			{
+				nout = filtered.kept[0];
+				if (mp_status st = job.stage_out(call->out_off, job[d_out_off], np + 1))
+					return st;
+			}
+			return job.stage_out((T *) call->out, job[d_out], nout);
+	}
+}
+
+}								/* namespace */
+
+extern "C" mp_status
+mp_gpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	call->bad_pair = -1;
+	if (mp_status st = gpu_call_begin(timing))
+		return st;
+	MP_BY_TYPE(batch_as, call->type, call, check_sorted, poll, timing);
+	return MP_DEVICE_ERROR;
+}

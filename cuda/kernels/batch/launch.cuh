@@ -1,0 +1,167 @@
+/*
+ * launch.cuh (batch)
+ *		Batches on device-resident data, stream-ordered and without
+ *		allocation (the caller carves the scratch these say they need):
+ *		what cuda/host/gpu_batch.cu runs between its upload and download,
+ *		and what the benchmarks time beside CUB.
+ */
+#ifndef MP_BATCH_LAUNCH_CUH
+#define MP_BATCH_LAUNCH_CUH
+
+#include <type_traits>
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "tile.cuh"
+
+namespace mp
+{
+
+template <typename T>
+inline int64_t
+batch_tiles(int64_t n)
+{
+	return (n + batch_shape<T>::NV - 1) / batch_shape<T>::NV;
+}
+
+/* The merge of every pair: out[a_off[p] + b_off[p] ..) is pair p's. */
+template <typename T>
+inline cudaError_t
+batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+					  int64_t npairs, int64_t total, T *out, int *unsorted, cudaStream_t stream)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+
+	if (total == 0)
+		return cudaSuccess;
+	batch_merge_tile<T, NT, VT><<<batch_tiles<T>(total), NT, 0, stream>>>(a, a_off, b, b_off,
+																		  npairs, out,
+																		  unsorted);
+	return cudaGetLastError();
+}
+
+/* Raises *unsorted when a pair's side x[x_off[p] ..) is not ascending. */
+template <typename T>
+inline cudaError_t
+batch_check_on_device(const T *x, const int64_t *x_off, int64_t npairs, int64_t n,
+					  int *unsorted, cudaStream_t stream)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+
+	if (n == 0)
+		return cudaSuccess;
+	batch_check<T, NT, VT><<<batch_tiles<T>(n), NT, 0, stream>>>(x, x_off, npairs, unsorted);
+	return cudaGetLastError();
+}
+
+/* Scratch of a filter over n elements: the tiles' counts and bases, and
+ * the scan's own. */
+template <typename T>
+inline cudaError_t
+batch_filter_scratch(int64_t n, size_t *scan_bytes, int64_t *ntiles)
+{
+	*ntiles = batch_tiles<T>(n);
+	*scan_bytes = 0;
+	return cub::DeviceScan::ExclusiveSum(nullptr, *scan_bytes, (int64_t *) nullptr,
+										 (int64_t *) nullptr, *ntiles + 1);
+}
+
+/*
+ * Side x filtered by F against side y (nullptr for unique), pair by pair:
+ * the kept elements into out, pair p's from out_off[p] on, and how many
+ * in all into *kept.  counts and bases have room for ntiles + 1.
+ */
+template <typename T, batch_filter F>
+inline cudaError_t
+batch_filter_on_device(const T *x, const int64_t *x_off, const T *y, const int64_t *y_off,
+					   int64_t npairs, int64_t n, T *out, int64_t *out_off, int64_t *kept,
+					   int64_t *counts, int64_t *bases, void *scan, size_t scan_bytes,
+					   cudaStream_t stream)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+	const int64_t ntiles = batch_tiles<T>(n);
+	cudaError_t err;
+
+	if ((err = cudaMemsetAsync(counts, 0, (ntiles + 1) * sizeof(int64_t), stream)))
+		return err;
+	if (ntiles > 0)
+	{
+		batch_filter_count<T, F, NT, VT><<<ntiles, NT, 0, stream>>>(x, x_off, y, y_off, npairs,
+																	counts);
+		if ((err = cudaGetLastError()))
+			return err;
+	}
+	if ((err = cub::DeviceScan::ExclusiveSum(scan, scan_bytes, counts, bases, ntiles + 1,
+											 stream)))
+		return err;
+	if (ntiles > 0)
+	{
+		batch_filter_write<T, F, NT, VT><<<ntiles, NT, 0, stream>>>(x, x_off, y, y_off, npairs,
+																	bases, out, out_off);
+		if ((err = cudaGetLastError()))
+			return err;
+	}
+	batch_filter_tail<<<(unsigned) ((npairs + 256) / 256), 256, 0, stream>>>(x_off, npairs,
+																			   bases + ntiles,
+																			   out_off);
+	if ((err = cudaGetLastError()))
+		return err;
+	return cudaMemcpyAsync(kept, bases + ntiles, sizeof(int64_t), cudaMemcpyDeviceToDevice,
+						   stream);
+}
+
+/* The searches: out[e] for needle e (b), in its pair's haystack (a). */
+template <typename T>
+inline cudaError_t
+batch_search_on_device(const T *hay, const int64_t *hay_off, const T *needles,
+					   const int64_t *needle_off, int64_t npairs, int64_t nneedles,
+					   mp_search kind, int32_t *out, cudaStream_t stream)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+
+	if (nneedles == 0)
+		return cudaSuccess;
+	batch_search_tile<T, NT, VT><<<batch_tiles<T>(nneedles), NT, 0, stream>>>(
+		hay, hay_off, needles, needle_off, npairs, kind, out);
+	return cudaGetLastError();
+}
+
+/*
+ * The sort of every pair's a, stable, by CUB's segmented sort: integers as
+ * they are; floats by their order's unsigned keys (-0 and 0 equal, NaNs
+ * last), carrying the values.  keys and sorted_keys: room for n keys
+ * (floats only).
+ */
+template <typename T>
+inline cudaError_t
+batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n, T *out,
+					 typename order<T>::key_type *keys,
+					 typename order<T>::key_type *sorted_keys, void *temp, size_t *temp_bytes,
+					 cudaStream_t stream)
+{
+	if constexpr (std::is_floating_point<T>::value)
+	{
+		if (temp != nullptr && n > 0)
+		{
+			batch_fold_keys<T><<<(unsigned) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536),
+				256, 0, stream>>>(in, n, keys);
+			if (cudaError_t err = cudaGetLastError())
+				return err;
+		}
+		return cub::DeviceSegmentedSort::StableSortPairs(temp, *temp_bytes, keys, sorted_keys,
+														 in, out, n, npairs, off, off + 1,
+														 stream);
+	}
+	else
+		return cub::DeviceSegmentedSort::StableSortKeys(temp, *temp_bytes, in, out, n, npairs,
+														off, off + 1, stream);
+}
+
+}								/* namespace mp */
+
+#endif							/* MP_BATCH_LAUNCH_CUH */

@@ -1,0 +1,673 @@
+/*
+ * tile.cuh (batch)
+ *		Many small problems in one launch: pair p of a batch reads
+ *		a[a_off[p] .. a_off[p + 1]) and b[b_off[p] .. b_off[p + 1]), all
+ *		pairs back to back (CSR), offsets from 0.
+ *
+ * The merge is Merge Path over the concatenated outputs of all pairs: the
+ * outputs of pair p are out[a_off[p] + b_off[p] ..), so a tile of NV
+ * outputs holds a contiguous window of a and one of b, whatever pairs it
+ * spans; a tile boundary finds its pair by a binary search of the pairs'
+ * output offsets, then its split by Merge Path inside the pair.  One huge
+ * pair among tiny ones is cut into tiles like any merge, and a tile of
+ * tiny pairs merges them all.
+ *
+ * The filters (the set operations, the semi and anti joins, unique) keep
+ * or drop each element of a side by how many copies of its key precede it
+ * on its side (its rank) and how many the other side holds: intersect
+ * keeps the copies whose rank is below the other side's count, except
+ * those from it on, and so on (mp_api.h's pairing of the k-th copies).
+ * Each thread takes VT consecutive elements; the first one's place in the
+ * other side is a binary search, the next ones' a gallop from there, since
+ * a pair's keys ascend.  A count pass, a scan of the tiles' counts and a
+ * write pass put the kept elements straight into their final places, and
+ * each pair's first output offset is written by the thread whose elements
+ * hold the pair's start.  The union and the symmetric difference are the
+ * batched merge of the sides thus filtered.
+ *
+ * The searches take a thread for VT consecutive needles, galloping the same
+ * way.  The sortedness check of the filters and searches is a pass of its
+ * own (batch_check); the merge's rides on its serial steps, as the single
+ * merge's does.
+ */
+#ifndef MP_BATCH_TILE_CUH
+#define MP_BATCH_TILE_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "../shapes.cuh"
+#include "../primitives/order.cuh"
+
+namespace mp
+{
+
+/*
+ * The pair that holds position x, among pairs [lo, hi] whose starts are
+ * start(p): the last p with start(p) <= x (empty pairs share their start
+ * with the next one, which holds x).  start(lo) <= x.
+ */
+template <typename Start>
+__device__ __forceinline__ int64_t
+pair_of(Start start, int64_t x, int64_t lo, int64_t hi)
+{
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo + 1) / 2;
+
+		if (start(mid) <= x)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The first p in [lo, hi] with start(p) >= x, or hi + 1. */
+template <typename Start>
+__device__ __forceinline__ int64_t
+first_pair_from(Start start, int64_t x, int64_t lo, int64_t hi)
+{
+	hi++;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (start(mid) < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct csr_start
+{
+	const int64_t *off;
+
+	__device__ __forceinline__ int64_t operator()(int64_t p) const { return off[p]; }
+};
+
+/* Where pair p's merged outputs start. */
+struct merged_start
+{
+	const int64_t *a_off;
+	const int64_t *b_off;
+
+	__device__ __forceinline__ int64_t operator()(int64_t p) const
+	{
+		return a_off[p] + b_off[p];
+	}
+};
+
+/*
+ * Merge Path in one pair: how many of the first k merged outputs come from
+ * a[0 .. na), i restricted to [lo, hi] (where the split must lie).
+ */
+template <typename T, typename A, typename B>
+__device__ __forceinline__ int64_t
+pair_merge_path(A a, B b, int64_t k, int64_t lo, int64_t hi)
+{
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (!order<T>::lt(b(k - 1 - mid), a(mid)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The batched merge, one tile of NV outputs a block.  Warp 0 finds the
+ * tile's two splits (pair, then Merge Path in it, over global memory); the
+ * block copies its windows of a and b, each with the element before it, to
+ * shared memory; each thread finds its own start in the windows and merges
+ * VT outputs, moving to the next pair when one is done; the outputs leave
+ * through shared memory, coalesced.
+ *
+ * The check: each element a thread takes is compared with the one before
+ * it on its side unless it starts its pair, and each thread must end where
+ * the next one starts (the last where the tile ends), so that every
+ * element is taken once and compared once.  A tile whose splits go
+ * backwards raises the flag too.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
+				 const T *__restrict__ b, const int64_t *__restrict__ b_off, int64_t npairs,
+				 T *__restrict__ out, int *__restrict__ unsorted)
+{
+	constexpr int NV = NT * VT;
+	__shared__ T s[NV + 2];
+	__shared__ int64_t split[2];
+	__shared__ int64_t tile_pair[2];
+	__shared__ int starts[NT + 1][2];
+	const merged_start o = {a_off, b_off};
+	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t d0 = (int64_t) blockIdx.x * NV;
+	const int64_t d1 = d0 + NV < total ? d0 + NV : total;
+	const int	tid = threadIdx.x;
+
+	if (tid < 2)
+	{
+		const int64_t d = tid ? d1 : d0;
+		const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
+		const int64_t na = a_off[p + 1] - a_off[p],
+					nb = b_off[p + 1] - b_off[p];
+		const int64_t k = d - o(p);
+		const T    *pa = a + a_off[p],
+				   *pb = b + b_off[p];
+		const int64_t i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+											 [pb](int64_t x) { return pb[x]; }, k,
+											 k > nb ? k - nb : 0, k < na ? k : na);
+
+		split[tid] = a_off[p] + i;
+		tile_pair[tid] = tid ? pair_of(o, d1 - 1, 0, npairs - 1) : p;
+	}
+	__syncthreads();
+
+	const int64_t a0 = split[0],
+				a1 = split[1],
+				b0 = d0 - a0,
+				b1 = d1 - a1;
+	const int64_t p0 = tile_pair[0],
+				p1 = tile_pair[1];
+
+	if (a1 < a0 || b1 < b0)
+	{
+		if (unsorted != nullptr && tid == 0)
+			*unsorted = 1;
+		for (int64_t x = d0 + tid; x < d1; x += NT)
+			out[x] = T();
+		return;
+	}
+
+	/* the windows, each with the element before it: sa[i - a0 + 1] = a[i] */
+	const int	acount = (int) (a1 - a0),
+				bcount = (int) (b1 - b0);
+	T		   *sa = s;
+	T		   *sb = s + acount + 1;
+
+	for (int x = tid; x <= acount; x += NT)
+		sa[x] = a0 + x - 1 >= 0 ? a[a0 + x - 1] : T();
+	for (int x = tid; x <= bcount; x += NT)
+		sb[x] = b0 + x - 1 >= 0 ? b[b0 + x - 1] : T();
+	__syncthreads();
+
+	const int	count = (int) (d1 - d0);
+	const int	mine = tid * VT < count ? (count - tid * VT < VT ? count - tid * VT : VT) : 0;
+	int64_t		i = a1,
+				j = b1,
+				p = p1;
+	bool		bad = false;
+	T			r[VT];
+
+	if (mine > 0)
+	{
+		const int64_t d = d0 + (int64_t) tid * VT;
+		int64_t		k,
+					lo,
+					hi;
+
+		p = pair_of(o, d, p0, p1);
+		k = d - o(p);
+		/* the split lies in both windows: search only there */
+		lo = k - (b_off[p + 1] - b_off[p]);
+		lo = lo > a0 - a_off[p] ? lo : a0 - a_off[p];
+		lo = lo > k - (b1 - b_off[p]) ? lo : k - (b1 - b_off[p]);
+		lo = lo > 0 ? lo : 0;
+		hi = k < a_off[p + 1] - a_off[p] ? k : a_off[p + 1] - a_off[p];
+		hi = hi < a1 - a_off[p] ? hi : a1 - a_off[p];
+		hi = hi < k - (b0 - b_off[p]) ? hi : k - (b0 - b_off[p]);
+		if (hi < lo)
+			hi = lo;
+
+		/* pair-local index x in the windows */
+		const int64_t ab = a_off[p] - a0 + 1,
+					bb = b_off[p] - b0 + 1;
+
+		i = a_off[p] + pair_merge_path<T>([=](int64_t x) { return sa[ab + x]; },
+										  [=](int64_t x) { return sb[bb + x]; }, k, lo, hi);
+		j = b_off[p] + k - (i - a_off[p]);
+	}
+	if (unsorted != nullptr)
+	{
+		starts[tid][0] = (int) (i - a0);
+		starts[tid][1] = (int) (j - b0);
+		if (tid == 0)
+		{
+			starts[NT][0] = acount;
+			starts[NT][1] = bcount;
+		}
+	}
+
+	int64_t		a_start = a_off[p],
+				b_start = b_off[p],
+				a_end = a_off[p + 1] < a1 ? a_off[p + 1] : a1,
+				b_end = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
+
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+	{
+		if (v >= mine)
+			continue;
+		while (i >= a_end && j >= b_end && p < p1)
+		{
+			p++;
+			a_start = a_off[p];
+			b_start = b_off[p];
+			a_end = a_off[p + 1] < a1 ? a_off[p + 1] : a1;
+			b_end = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
+		}
+
+		const T		av = i < a_end ? sa[i - a0 + 1] : T();
+		const T		bv = j < b_end ? sb[j - b0 + 1] : T();
+		const bool	take_a = i < a_end && (j >= b_end || !order<T>::lt(bv, av));
+
+		if (take_a)
+		{
+			bad |= i > a_start && order<T>::lt(av, sa[i - a0]);
+			r[v] = av;
+			i++;
+		}
+		else if (j < b_end)
+		{
+			bad |= j > b_start && order<T>::lt(bv, sb[j - b0]);
+			r[v] = bv;
+			j++;
+		}
+		else
+		{
+			bad = true;			/* nothing left where outputs remain: unsorted */
+			r[v] = T();
+		}
+	}
+	__syncthreads();
+	if (unsorted != nullptr)
+	{
+		if (mine > 0)
+			bad |= i - a0 != starts[tid + 1][0] || j - b0 != starts[tid + 1][1];
+		if (bad)
+			*unsorted = 1;
+	}
+
+	/* out through shared memory, coalesced */
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+		if (v < mine)
+			s[tid * VT + v] = r[v];
+	__syncthreads();
+	for (int x = tid; x < count; x += NT)
+		out[d0 + x] = s[x];
+}
+
+/*
+ * Rank and count of keys on a pair's side, for the filters: how many of
+ * y[0 .. n) are below x (lower) and not above it (upper), found from a
+ * place at or below the answer by galloping.
+ */
+template <typename T>
+__device__ __forceinline__ int64_t
+gallop_lower(const T *y, int64_t from, int64_t n, T x)
+{
+	int64_t		step = 1,
+				lo = from,
+				hi;
+
+	while (lo + step <= n && order<T>::lt(y[lo + step - 1], x))
+	{
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step <= n ? lo + step : n;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (order<T>::lt(y[mid], x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+template <typename T>
+__device__ __forceinline__ int64_t
+gallop_upper(const T *y, int64_t from, int64_t n, T x)
+{
+	int64_t		step = 1,
+				lo = from,
+				hi;
+
+	while (lo + step <= n && !order<T>::lt(x, y[lo + step - 1]))
+	{
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step <= n ? lo + step : n;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (!order<T>::lt(x, y[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What a filter keeps of side x, given the other side y. */
+enum batch_filter
+{
+	KEEP_PAIRED,				/* rank below the other side's count: intersect */
+	KEEP_UNPAIRED,				/* rank from the other side's count on: except, and
+								 * union's and symdiff's sides */
+	KEEP_FOUND,					/* the key is on the other side: semijoin */
+	KEEP_MISSING,				/* it is not: antijoin */
+	KEEP_FIRST					/* the first of its run of equal keys: unique */
+};
+
+/*
+ * Walks elements [e0, e0 + n) of side x, pair by pair, calling
+ * visit(e, keep) for each (keep: whether the filter keeps it) and
+ * at_start(q, e) for each pair q whose side starts at e in the range
+ * (empty pairs included).
+ */
+template <typename T, batch_filter F, typename Visit, typename AtStart>
+__device__ __forceinline__ void
+filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
+			const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
+			int64_t e0, int n, Visit visit, AtStart at_start)
+{
+	const csr_start start = {x_off};
+	int64_t		p = pair_of(start, e0, 0, npairs - 1);
+	int64_t		q = first_pair_from(start, e0, 0, npairs);
+	int64_t		x_lo = x_off[p],
+				x_hi = x_off[p + 1];
+	const T    *py = y ? y + y_off[p] : nullptr;
+	int64_t		ny = y ? y_off[p + 1] - y_off[p] : 0;
+	int64_t		rank = 0,
+				lower = 0,
+				upper = 0;
+	bool		fresh = true;	/* no key of this pair seen yet */
+	T			prev = T();
+
+	for (int v = 0; v < n; v++)
+	{
+		const int64_t e = e0 + v;
+
+		while (q <= npairs && x_off[q] == e)
+			at_start(q++, e);
+		while (e >= x_hi)
+		{
+			p++;
+			x_lo = x_off[p];
+			x_hi = x_off[p + 1];
+			if (y)
+			{
+				py = y + y_off[p];
+				ny = y_off[p + 1] - y_off[p];
+			}
+			fresh = true;
+		}
+
+		const T		key = x[e];
+		bool		keep;
+
+		if (F == KEEP_FIRST)
+			keep = e == x_lo || order<T>::lt(x[e - 1], key);
+		else
+		{
+			if (fresh || order<T>::lt(prev, key) || order<T>::lt(key, prev))
+			{
+				/* a new key: its rank on its side, its range on the other */
+				if (fresh || order<T>::lt(key, prev))
+				{
+					/* the first key of the walk in this pair, or unsorted
+					 * input: search from the pair's start */
+					int64_t		lo = x_lo,
+								hi = e;
+
+					while (lo < hi)
+					{
+						int64_t		mid = lo + (hi - lo) / 2;
+
+						if (order<T>::lt(x[mid], key))
+							lo = mid + 1;
+						else
+							hi = mid;
+					}
+					rank = e - lo;
+					lower = gallop_lower(py, 0, ny, key);
+				}
+				else
+				{
+					rank = 0;
+					lower = gallop_lower(py, upper, ny, key);
+				}
+				upper = gallop_upper(py, lower, ny, key);
+				fresh = false;
+			}
+			else
+				rank++;
+			prev = key;
+			switch (F)
+			{
+				case KEEP_PAIRED:
+					keep = rank < upper - lower;
+					break;
+				case KEEP_UNPAIRED:
+					keep = rank >= upper - lower;
+					break;
+				case KEEP_FOUND:
+					keep = upper > lower;
+					break;
+				default:
+					keep = upper == lower;
+					break;
+			}
+		}
+		visit(e, keep);
+	}
+	/* pairs that start where the range ends belong to the next range, or
+	 * (at the end of the side) to the caller */
+}
+
+/* Pass 1: each tile's count of kept elements. */
+template <typename T, batch_filter F, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_filter_count(const T *__restrict__ x, const int64_t *__restrict__ x_off,
+				   const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
+				   int64_t *__restrict__ tile_counts)
+{
+	constexpr int NV = NT * VT;
+	__shared__ int warp_sums[NT / 32];
+	const int64_t total = x_off[npairs];
+	const int64_t e0 = (int64_t) blockIdx.x * NV + (int64_t) threadIdx.x * VT;
+	const int	n = e0 < total ? (total - e0 < VT ? (int) (total - e0) : VT) : 0;
+	int			kept = 0;
+
+	if (n > 0)
+		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
+						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
+	for (int d = 16; d > 0; d /= 2)
+		kept += __shfl_down_sync(0xffffffff, kept, d);
+	if (threadIdx.x % 32 == 0)
+		warp_sums[threadIdx.x / 32] = kept;
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		int			sum = 0;
+
+		for (int w = 0; w < NT / 32; w++)
+			sum += warp_sums[w];
+		tile_counts[blockIdx.x] = sum;
+	}
+}
+
+/*
+ * Pass 3: the kept elements into out from tile_base[tile] on (the
+ * exclusive scan of the counts), and out_off[q] for each pair q whose side
+ * starts in the tile.
+ */
+template <typename T, batch_filter F, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_filter_write(const T *__restrict__ x, const int64_t *__restrict__ x_off,
+				   const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
+				   const int64_t *__restrict__ tile_base, T *__restrict__ out,
+				   int64_t *__restrict__ out_off)
+{
+	constexpr int NV = NT * VT;
+	__shared__ int scan[NT];
+	const int64_t total = x_off[npairs];
+	const int64_t e0 = (int64_t) blockIdx.x * NV + (int64_t) threadIdx.x * VT;
+	const int	n = e0 < total ? (total - e0 < VT ? (int) (total - e0) : VT) : 0;
+	int			kept = 0;
+
+	if (n > 0)
+		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
+						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
+
+	/* the block's exclusive scan of the threads' counts */
+	scan[threadIdx.x] = kept;
+	__syncthreads();
+	for (int d = 1; d < NT; d *= 2)
+	{
+		int			v = threadIdx.x >= d ? scan[threadIdx.x - d] : 0;
+
+		__syncthreads();
+		scan[threadIdx.x] += v;
+		__syncthreads();
+	}
+
+	int64_t		at = tile_base[blockIdx.x] + scan[threadIdx.x] - kept;
+
+	if (n > 0)
+		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
+						  [&](int64_t e, bool keep) {
+							  if (keep)
+								  out[at++] = x[e];
+						  },
+						  [&](int64_t q, int64_t) { out_off[q] = at; });
+}
+
+/*
+ * The searches: for each needle of pair p (b), its lower bound, upper
+ * bound or count in the pair's haystack (a), into out at the needle's own
+ * place.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_search_tile(const T *__restrict__ hay, const int64_t *__restrict__ hay_off,
+				  const T *__restrict__ needles, const int64_t *__restrict__ needle_off,
+				  int64_t npairs, mp_search kind, int32_t *__restrict__ out)
+{
+	const int64_t total = needle_off[npairs];
+	const int64_t e0 = ((int64_t) blockIdx.x * NT + threadIdx.x) * VT;
+	const csr_start start = {needle_off};
+
+	if (e0 >= total)
+		return;
+
+	int64_t		p = pair_of(start, e0, 0, npairs - 1);
+	int64_t		n_hi = needle_off[p + 1];
+	const T    *h = hay + hay_off[p];
+	int64_t		nh = hay_off[p + 1] - hay_off[p];
+	int64_t		lower = 0,
+				upper = 0;
+	bool		fresh = true;
+	T			prev = T();
+
+	for (int64_t e = e0; e < e0 + VT && e < total; e++)
+	{
+		while (e >= n_hi)
+		{
+			p++;
+			n_hi = needle_off[p + 1];
+			h = hay + hay_off[p];
+			nh = hay_off[p + 1] - hay_off[p];
+			fresh = true;
+		}
+
+		const T		key = needles[e];
+
+		if (fresh || order<T>::lt(prev, key) || order<T>::lt(key, prev))
+		{
+			lower = gallop_lower(h, fresh || order<T>::lt(key, prev) ? 0 : upper, nh, key);
+			upper = gallop_upper(h, lower, nh, key);
+			fresh = false;
+		}
+		prev = key;
+		out[e] = (int32_t) (kind == MP_LOWER_BOUND ? lower
+							: kind == MP_UPPER_BOUND ? upper : upper - lower);
+	}
+}
+
+/*
+ * Raises *unsorted when an element of x is below the one before it in its
+ * pair: a thread for VT consecutive elements.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_check(const T *__restrict__ x, const int64_t *__restrict__ x_off, int64_t npairs,
+			int *__restrict__ unsorted)
+{
+	const int64_t total = x_off[npairs];
+	const int64_t e0 = ((int64_t) blockIdx.x * NT + threadIdx.x) * VT;
+	const csr_start start = {x_off};
+	bool		bad = false;
+
+	if (e0 >= total)
+		return;
+
+	int64_t		p = pair_of(start, e0, 0, npairs - 1);
+	int64_t		lo = x_off[p],
+				hi = x_off[p + 1];
+
+	for (int64_t e = e0; e < e0 + VT && e < total; e++)
+	{
+		while (e >= hi)
+		{
+			p++;
+			lo = x_off[p];
+			hi = x_off[p + 1];
+		}
+		bad |= e > lo && order<T>::lt(x[e], x[e - 1]);
+	}
+	if (bad)
+		*unsorted = 1;
+}
+
+/* Folds floats into their order's unsigned keys, for the segmented sort. */
+template <typename T>
+__global__ void
+batch_fold_keys(const T *__restrict__ x, int64_t n,
+				typename order<T>::key_type *__restrict__ keys)
+{
+	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; e < n;
+		 e += (int64_t) gridDim.x * blockDim.x)
+		keys[e] = order<T>::key(x[e]);
+}
+
+/* Pairs whose side starts at its end (empty ones there): their outputs
+ * start where the filter's end, *kept. */
+static __global__ void
+batch_filter_tail(const int64_t *__restrict__ x_off, int64_t npairs,
+				  const int64_t *__restrict__ kept, int64_t *__restrict__ out_off)
+{
+	const int64_t total = x_off[npairs];
+
+	for (int64_t q = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; q <= npairs;
+		 q += (int64_t) gridDim.x * blockDim.x)
+		if (x_off[q] == total)
+			out_off[q] = *kept;
+}
+
+}								/* namespace mp */
+
+#endif							/* MP_BATCH_TILE_CUH */

@@ -1,0 +1,389 @@
+/*
+ * bench_batch.cu
+ *		Batches of many small pairs (batch/launch.cuh) beside CUB in one
+ *		process: the merge beside one cub::DeviceMerge over (pair, key)
+ *		composite keys, the set operations and the search beside a copy of
+ *		their bytes, the sort beside cub::DeviceSegmentedSort.
+ *
+ *	bench_batch [--reps 7]
+ *
+ * Each shape is P pairs of NA + NB sorted keys drawn from [0, NA + NB)
+ * (so that the pairs share many keys), on the device before timing.  The
+ * batched results are checked against the CPU backend's batch, bit for
+ * bit, on the shapes of up to 10M elements, and the merge against CUB's on
+ * all of them.  "copy" is cudaMemcpy of the inputs' bytes, device to
+ * device; a set operation's "of copy" is its rate (inputs and output bytes
+ * over its time) against the copy's (twice the inputs' bytes over its
+ * time).  Timings include the sortedness check where the SQL path has it
+ * on (the merge's rides on it; the filters' is a pass of its own).
+ */
+#include <cinttypes>
+
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "bench_common.cuh"
+#include "../../cuda/kernels/batch/launch.cuh"
+
+struct shape
+{
+	int64_t		pairs,
+				na,
+				nb;
+};
+
+static const shape shapes[] = {
+	{100000, 500, 500}, {1000000, 50, 50}, {100, 2500, 5000}, {10000, 500, 500},
+};
+
+/* (pair, key) as one key for CUB's merge: the pair above the key's order */
+template <typename T>
+struct composite
+{
+	int64_t		pair;
+	T			key;
+};
+
+template <typename T>
+struct composite_less
+{
+	__device__ bool operator()(const composite<T> &x, const composite<T> &y) const
+	{
+		return x.pair < y.pair || (x.pair == y.pair && mp::order<T>::lt(x.key, y.key));
+	}
+};
+
+/* 32-bit keys packed with their pair into 64 bits, the pair above the
+ * order's key */
+__global__ void
+pack(const int32_t *x, int64_t n, const int64_t *off, int64_t pairs, uint64_t *out)
+{
+	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; e < n;
+		 e += (int64_t) gridDim.x * blockDim.x)
+	{
+		int64_t		lo = 0,
+					hi = pairs - 1;
+
+		while (lo < hi)
+		{
+			int64_t		mid = lo + (hi - lo + 1) / 2;
+
+			if (off[mid] <= e)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		out[e] = ((uint64_t) lo << 32) | mp_key_int4(x[e]);
+	}
+}
+
+template <typename T>
+__global__ void
+make_composite(const T *x, int64_t n, const int64_t *off, int64_t pairs, composite<T> *out)
+{
+	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; e < n;
+		 e += (int64_t) gridDim.x * blockDim.x)
+	{
+		int64_t		lo = 0,
+					hi = pairs - 1;
+
+		while (lo < hi)
+		{
+			int64_t		mid = lo + (hi - lo + 1) / 2;
+
+			if (off[mid] <= e)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		out[e] = {lo, x[e]};
+	}
+}
+
+/* A side of `pairs` pairs of n keys each, sorted pair by pair (sorted) or
+ * not, on the device, and its offsets on both sides. */
+template <typename T>
+static T *
+make_side(int64_t pairs, int64_t n, uint64_t seed, uint64_t range, bool sorted,
+		  std::vector<int64_t> &off, int64_t **d_off)
+{
+	int64_t		total = pairs * n;
+	T		   *raw,
+			   *out;
+	void	   *tmp = nullptr;
+	size_t		bytes = 0;
+
+	off.resize(pairs + 1);
+	for (int64_t p = 0; p <= pairs; p++)
+		off[p] = p * n;
+	CK(cudaMalloc(d_off, (pairs + 1) * sizeof(int64_t)));
+	CK(cudaMemcpy(*d_off, off.data(), (pairs + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+	CK(cudaMalloc(&raw, total * sizeof(T) + 1));
+	CK(cudaMalloc(&out, total * sizeof(T) + 1));
+	fill_random<<<(unsigned) ((total + 255) / 256), 256>>>(raw, total, seed, range);
+	if (!sorted)
+	{
+		CK(cudaFree(out));
+		return raw;
+	}
+	CK(cub::DeviceSegmentedSort::SortKeys(tmp, bytes, raw, out, total, pairs, *d_off,
+										  *d_off + 1));
+	CK(cudaMalloc(&tmp, bytes));
+	CK(cub::DeviceSegmentedSort::SortKeys(tmp, bytes, raw, out, total, pairs, *d_off,
+										  *d_off + 1));
+	CK(cudaDeviceSynchronize());
+	CK(cudaFree(tmp));
+	CK(cudaFree(raw));
+	return out;
+}
+
+template <typename T>
+static std::vector<T>
+to_host(const T *d, int64_t n)
+{
+	std::vector<T> h(n + 1);
+
+	CK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+	return h;
+}
+
+struct op_case
+{
+	const char *name;
+	mp_array_kind kind;
+	int			variant;
+};
+
+static const op_case filter_ops[] = {
+	{"intersect", MP_ARRAY_SETOP, MP_INTERSECT}, {"union", MP_ARRAY_SETOP, MP_UNION},
+	{"except", MP_ARRAY_SETOP, MP_EXCEPT}, {"symdiff", MP_ARRAY_SETOP, MP_SYMDIFF},
+	{"semijoin", MP_ARRAY_SEMIJOIN, 0}, {"lower_bound", MP_ARRAY_SEARCH, MP_LOWER_BOUND},
+};
+
+template <typename T>
+static void
+bench_shape(const shape &s)
+{
+	const int64_t pairs = s.pairs,
+				na = pairs * s.na,
+				nb = pairs * s.nb,
+				n = na + nb;
+	const bool	check_cpu = n <= 10000000;
+	std::vector<int64_t> a_off,
+				b_off;
+	int64_t    *d_aoff,
+			   *d_boff;
+	T		   *a = make_side<T>(pairs, s.na, 11, s.na + s.nb, true, a_off, &d_aoff);
+	T		   *b = make_side<T>(pairs, s.nb, 12, s.na + s.nb, true, b_off, &d_boff);
+	T		   *out,
+			   *copy;
+	int		   *flag;
+	std::vector<T> ha = to_host(a, na),
+				hb = to_host(b, nb);
+	char		label[96];
+
+	CK(cudaMalloc(&out, n * sizeof(T)));
+	CK(cudaMalloc(&copy, n * sizeof(T)));
+	CK(cudaMalloc(&flag, sizeof(int)));
+	snprintf(label, sizeof(label), "%s, %" PRId64 " pairs of %" PRId64 " + %" PRId64,
+			 type_name<T>::get(), pairs, s.na, s.nb);
+
+	float		copy_ms = median_ms([&] {
+		CK(cudaMemcpyAsync(copy, a, na * sizeof(T), cudaMemcpyDeviceToDevice));
+		CK(cudaMemcpyAsync(copy + na, b, nb * sizeof(T), cudaMemcpyDeviceToDevice));
+	});
+	double		copy_rate = 2.0 * n * sizeof(T) / copy_ms;
+
+	/* the merge, beside CUB's over composite keys */
+	float		merge_ms = median_ms([&] {
+		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, flag, 0));
+	});
+	float		merge_unchecked_ms = median_ms([&] {
+		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, (int *) nullptr, 0));
+	});
+	float		cub_ms;
+	bool		same;
+
+	if constexpr (sizeof(T) == 4 && !std::is_floating_point<T>::value)
+	{
+		uint64_t   *ka,
+				   *kb,
+				   *ko;
+		void	   *tmp = nullptr;
+		size_t		bytes = 0;
+
+		CK(cudaMalloc(&ka, na * 8));
+		CK(cudaMalloc(&kb, nb * 8));
+		CK(cudaMalloc(&ko, n * 8));
+		pack<<<1024, 256>>>(a, na, d_aoff, pairs, ka);
+		pack<<<1024, 256>>>(b, nb, d_boff, pairs, kb);
+		CK(cub::DeviceMerge::MergeKeys(tmp, bytes, ka, na, kb, nb, ko));
+		CK(cudaMalloc(&tmp, bytes));
+		cub_ms = median_ms([&] { CK(cub::DeviceMerge::MergeKeys(tmp, bytes, ka, na, kb, nb, ko)); });
+
+		std::vector<uint64_t> hk = to_host(ko, n);
+		std::vector<T> hm = to_host(out, n);
+
+		same = true;
+		for (int64_t e = 0; e < n && same; e++)
+			same = mp_key_int4(hm[e]) == (uint32_t) hk[e];
+		CK(cudaFree(ka));
+		CK(cudaFree(kb));
+		CK(cudaFree(ko));
+		CK(cudaFree(tmp));
+	}
+	else
+	{
+		composite<T> *ka,
+				   *kb,
+				   *ko;
+		void	   *tmp = nullptr;
+		size_t		bytes = 0;
+
+		CK(cudaMalloc(&ka, na * sizeof(composite<T>)));
+		CK(cudaMalloc(&kb, nb * sizeof(composite<T>)));
+		CK(cudaMalloc(&ko, n * sizeof(composite<T>)));
+		make_composite<<<1024, 256>>>(a, na, d_aoff, pairs, ka);
+		make_composite<<<1024, 256>>>(b, nb, d_boff, pairs, kb);
+		CK(cub::DeviceMerge::MergeKeys(tmp, bytes, ka, na, kb, nb, ko, composite_less<T>()));
+		CK(cudaMalloc(&tmp, bytes));
+		cub_ms = median_ms([&] {
+			CK(cub::DeviceMerge::MergeKeys(tmp, bytes, ka, na, kb, nb, ko, composite_less<T>()));
+		});
+
+		std::vector<composite<T>> hk = to_host(ko, n);
+		std::vector<T> hm = to_host(out, n);
+
+		same = true;
+		for (int64_t e = 0; e < n && same; e++)
+			same = memcmp(&hm[e], &hk[e].key, sizeof(T)) == 0;
+		CK(cudaFree(ka));
+		CK(cudaFree(kb));
+		CK(cudaFree(ko));
+		CK(cudaFree(tmp));
+	}
+	printf("%-40s copy %8.3f ms | merge %8.3f (unchecked %8.3f) cub composite %8.3f: "
+		   "%5.2fx%s\n", label, copy_ms, merge_ms, merge_unchecked_ms, cub_ms,
+		   cub_ms / merge_ms, same ? "" : "  RESULTS DIFFER");
+
+	/* the filters and the search */
+	for (const op_case &c : filter_ops)
+	{
+		std::vector<int64_t> out_off(pairs + 1);
+		mp_batch_call call = {c.kind, c.variant, mp_type_of<T>::v, pairs, ha.data(),
+			a_off.data(), hb.data(), b_off.data(), nullptr, out_off.data(), -1};
+		int64_t		room = mp_batch_room(&call);
+		size_t		osize = mp_batch_out_size(&call);
+		std::vector<char> host_out(room * osize + 1);
+		mp_gpu_timing timing;
+		double		device_ms;
+		int64_t		nout;
+		bool		ok = true;
+
+		/* through the backend's entry point, for the kernels' own time
+		 * (its timing) and the results to check */
+		call.out = host_out.data();
+		if (mp_gpu_batch(&call, true, nullptr, &timing) != MP_OK)
+		{
+			printf("  %s: the batch failed: %s\n", c.name, mp_gpu_last_error());
+			continue;
+		}
+		nout = out_off[pairs];
+		std::vector<double> t;
+
+		for (int r = 0; r < reps; r++)
+		{
+			mp_gpu_batch(&call, true, nullptr, &timing);
+			t.push_back(timing.kernel_ms);
+		}
+		std::sort(t.begin(), t.end());
+		device_ms = t[t.size() / 2];
+		if (check_cpu)
+		{
+			std::vector<int64_t> cpu_off(pairs + 1);
+			std::vector<char> cpu_out(room * osize + 1);
+			mp_batch_call cc = call;
+
+			cc.out = cpu_out.data();
+			cc.out_off = cpu_off.data();
+			ok = mp_cpu_batch(&cc, true, nullptr) == MP_OK && cpu_off == out_off &&
+				memcmp(cpu_out.data(), host_out.data(), nout * osize) == 0;
+		}
+		printf("  %-12s %8.3f ms (kernels), %9" PRId64 " out, %5.1f%% of copy%s\n", c.name,
+			   device_ms, nout,
+			   100.0 * (n * sizeof(T) + nout * osize) / device_ms / copy_rate,
+			   !check_cpu ? "" : ok ? ", same as the CPU's" : "  DIFFERS FROM THE CPU'S");
+	}
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+	CK(cudaFree(out));
+	CK(cudaFree(copy));
+	CK(cudaFree(flag));
+	CK(cudaFree(d_aoff));
+	CK(cudaFree(d_boff));
+}
+
+/* The segmented sort, beside CUB's (unstable and stable) on the same keys. */
+template <typename T>
+static void
+bench_sort(int64_t pairs, int64_t len)
+{
+	const int64_t n = pairs * len;
+	std::vector<int64_t> off;
+	int64_t    *d_off;
+	T		   *in = make_side<T>(pairs, len, 31, 0, false, off, &d_off),
+			   *out,
+			   *ref;
+	typename mp::order<T>::key_type *keys;
+	void	   *tmp = nullptr,
+			   *cub_tmp = nullptr;
+	size_t		bytes = 0,
+				cub_bytes = 0;
+
+	CK(cudaMalloc(&out, n * sizeof(T)));
+	CK(cudaMalloc(&ref, n * sizeof(T)));
+	CK(cudaMalloc(&keys, 2 * n * sizeof(*keys)));
+	CK(mp::batch_sort_on_device<T>(nullptr, nullptr, pairs, n, nullptr, nullptr, nullptr,
+								   nullptr, &bytes, 0));
+	CK(cudaMalloc(&tmp, bytes));
+	CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
+										  d_off + 1));
+	CK(cudaMalloc(&cub_tmp, cub_bytes));
+
+	float		ours = median_ms([&] {
+		CK(mp::batch_sort_on_device<T>(in, d_off, pairs, n, out, keys, keys + n, tmp, &bytes,
+									   0));
+	});
+	float		cub_unstable = median_ms([&] {
+		CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
+											  d_off + 1));
+	});
+
+	printf("sort %-8s %7" PRId64 " segments x %5" PRId64 ": batch %8.3f ms, "
+		   "cub::DeviceSegmentedSort::SortKeys %8.3f ms: %5.2fx%s\n", type_name<T>::get(),
+		   pairs, len, ours, cub_unstable, cub_unstable / ours,
+		   same_bits(out, ref, n) ? "" : "  RESULTS DIFFER");
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	CK(cudaFree(ref));
+	CK(cudaFree(keys));
+	CK(cudaFree(tmp));
+	CK(cudaFree(cub_tmp));
+	CK(cudaFree(d_off));
+}
+
+int
+main(int argc, char **argv)
+{
+	(void) parse_options(argc, argv);
+	print_header("batches of many small pairs, device-resident");
+	for (const shape &s : shapes)
+		bench_shape<int32_t>(s);
+	for (const shape &s : shapes)
+		bench_shape<int64_t>(s);
+	bench_sort<int32_t>(100000, 1000);
+	bench_sort<int32_t>(1000000, 100);
+	bench_sort<int64_t>(100000, 1000);
+	bench_sort<int64_t>(1000000, 100);
+	return 0;
+}
