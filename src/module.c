@@ -117,6 +117,17 @@ _PG_init(void)
 							 "(shared_preload_libraries or session_preload_libraries).",
 							 &mp_enable_join, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mergepath.enable_batch",
+							 "Lets MergepathBatch run the per-row calls of mergepath's array "
+							 "functions a batch of rows at a time.",
+							 "Needs the library loaded when queries are planned "
+							 "(shared_preload_libraries or session_preload_libraries).",
+							 &mp_enable_batch, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.batch_min_rows",
+							"Estimated rows of a node from which MergepathBatch runs its calls.",
+							"0 puts it over every node whose calls it can run.",
+							&mp_batch_min_rows, MP_BATCH_MIN_ROWS, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mergepath");
 	mp_nodes_init();
 }

@@ -69,6 +69,16 @@
  */
 #define MP_SORT_MIN_ROWS			1000
 
+/*
+ * mergepath.batch_min_rows' default: the estimated rows of a node from
+ * which MergepathBatch goes over it.  Not swept: under mergepath.device =
+ * auto a batch is for the GPU (the CPU backend's batches were slower than
+ * the calls row by row at 10 to 10K rows on the dev box, 0.38-0.93x), and
+ * 100 rows of two 100-element arrays are the set operations' GPU threshold
+ * (MP_GPU_MIN_SETOPS, 20K elements).  NOTES.md "Batches of per-row calls".
+ */
+#define MP_BATCH_MIN_ROWS			100
+
 /* ---- Costs the planner compares ----------------------------------------- */
 
 /*

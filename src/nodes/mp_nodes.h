@@ -14,6 +14,7 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "nodes/extensible.h"
+#include "nodes/plannodes.h"
 
 #include "../api/mp_api.h"
 #include "../api/mp_order.h"
@@ -145,6 +146,16 @@ extern const CustomScanMethods mp_join_scan_methods;
 /* join_plan.c: the join path offered to the planner */
 extern void mp_join_node_init(void);
 extern void mp_join_finish_plan(Plan *plan);
+
+/* mergepath.enable_batch and mergepath.batch_min_rows */
+extern bool mp_enable_batch;
+extern int	mp_batch_min_rows;
+
+extern const CustomScanMethods mp_batch_scan_methods;
+
+/* batch_plan.c: where the batch node goes; batch_node.c: how it runs */
+extern void mp_batch_finish_plan(PlannedStmt *stmt, int cursor_options);
+extern void mp_batch_node_init(void);
 
 /* planner.c */
 extern void mp_nodes_init(void);

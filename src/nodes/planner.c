@@ -2,8 +2,10 @@
  * planner.c
  *		The nodes' place in the planner: MergepathJoin is offered as a path
  *		(join_plan.c's hook); once the plan is finished, a walk puts
- *		MergepathSort in the place of the Sorts it can take (sort_plan.c) and
- *		completes the MergepathJoins' scan lists (join_plan.c).
+ *		MergepathSort in the place of the Sorts it can take (sort_plan.c),
+ *		completes the MergepathJoins' scan lists (join_plan.c) and puts
+ *		MergepathBatch over the nodes whose array calls it batches
+ *		(batch_plan.c).
  */
 #include "postgres.h"
 
@@ -29,15 +31,17 @@ mergepath_planner(Query *parse, const char *query_string, int cursorOptions,
 	mp_join_finish_plan(stmt->planTree);
 	foreach(lc, stmt->subplans)
 		mp_join_finish_plan(lfirst(lc));
+	mp_batch_finish_plan(stmt, cursorOptions);
 	return stmt;
 }
 
-/* Registers both nodes and the planner's hooks; from _PG_init. */
+/* Registers the nodes and the planner's hooks; from _PG_init. */
 void
 mp_nodes_init(void)
 {
 	mp_sort_node_init();
 	mp_join_node_init();
+	mp_batch_node_init();
 	prev_planner_hook = planner_hook;
 	planner_hook = mergepath_planner;
 }
