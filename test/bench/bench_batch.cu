@@ -53,6 +53,25 @@ struct composite_less
 	}
 };
 
+/* The pair of element e of a side whose pair p starts at off[p]. */
+__device__ int64_t
+pair_of_element(const int64_t *off, int64_t pairs, int64_t e)
+{
+	int64_t		lo = 0,
+				hi = pairs - 1;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo + 1) / 2;
+
+		if (off[mid] <= e)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /* 32-bit keys packed with their pair into 64 bits, the pair above the
  * order's key */
 __global__ void
@@ -60,21 +79,7 @@ pack(const int32_t *x, int64_t n, const int64_t *off, int64_t pairs, uint64_t *o
 {
 	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; e < n;
 		 e += (int64_t) gridDim.x * blockDim.x)
-	{
-		int64_t		lo = 0,
-					hi = pairs - 1;
-
-		while (lo < hi)
-		{
-			int64_t		mid = lo + (hi - lo + 1) / 2;
-
-			if (off[mid] <= e)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		out[e] = ((uint64_t) lo << 32) | mp_key_int4(x[e]);
-	}
+		out[e] = ((uint64_t) pair_of_element(off, pairs, e) << 32) | mp_key_int4(x[e]);
 }
 
 template <typename T>
@@ -83,21 +88,7 @@ make_composite(const T *x, int64_t n, const int64_t *off, int64_t pairs, composi
 {
 	for (int64_t e = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; e < n;
 		 e += (int64_t) gridDim.x * blockDim.x)
-	{
-		int64_t		lo = 0,
-					hi = pairs - 1;
-
-		while (lo < hi)
-		{
-			int64_t		mid = lo + (hi - lo + 1) / 2;
-
-			if (off[mid] <= e)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		out[e] = {lo, x[e]};
-	}
+		out[e] = {pair_of_element(off, pairs, e), x[e]};
 }
 
 /* A side of `pairs` pairs of n keys each, sorted pair by pair (sorted) or

@@ -306,18 +306,19 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 
 /*
  * Rank and count of keys on a pair's side, for the filters: how many of
- * y[0 .. n) are below x (lower) and not above it (upper), found from a
- * place at or below the answer by galloping.
+ * y[0 .. n) are below x (lower) or not above it (upper), found from a place
+ * at or below the answer by galloping.
  */
-template <typename T>
+template <typename T, bool UPPER>
 __device__ __forceinline__ int64_t
-gallop_lower(const T *y, int64_t from, int64_t n, T x)
+gallop(const T *y, int64_t from, int64_t n, T x)
 {
+	auto		before = [x](T v) { return UPPER ? !order<T>::lt(x, v) : order<T>::lt(v, x); };
 	int64_t		step = 1,
 				lo = from,
 				hi;
 
-	while (lo + step <= n && order<T>::lt(y[lo + step - 1], x))
+	while (lo + step <= n && before(y[lo + step - 1]))
 	{
 		lo += step;
 		step *= 2;
@@ -327,7 +328,7 @@ gallop_lower(const T *y, int64_t from, int64_t n, T x)
 	{
 		int64_t		mid = lo + (hi - lo) / 2;
 
-		if (order<T>::lt(y[mid], x))
+		if (before(y[mid]))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -337,28 +338,16 @@ gallop_lower(const T *y, int64_t from, int64_t n, T x)
 
 template <typename T>
 __device__ __forceinline__ int64_t
+gallop_lower(const T *y, int64_t from, int64_t n, T x)
+{
+	return gallop<T, false>(y, from, n, x);
+}
+
+template <typename T>
+__device__ __forceinline__ int64_t
 gallop_upper(const T *y, int64_t from, int64_t n, T x)
 {
-	int64_t		step = 1,
-				lo = from,
-				hi;
-
-	while (lo + step <= n && !order<T>::lt(x, y[lo + step - 1]))
-	{
-		lo += step;
-		step *= 2;
-	}
-	hi = lo + step <= n ? lo + step : n;
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (!order<T>::lt(x, y[mid]))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return gallop<T, true>(y, from, n, x);
 }
 
 /* What a filter keeps of side x, given the other side y. */
@@ -478,6 +467,25 @@ filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 	 * (at the end of the side) to the caller */
 }
 
+/* A thread's elements of a filter's tile ([*e0, *e0 + *n)), and how many
+ * of them the filter keeps. */
+template <typename T, batch_filter F, int NT, int VT>
+__device__ __forceinline__ int
+thread_kept(const T *__restrict__ x, const int64_t *__restrict__ x_off,
+			const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
+			int64_t *e0, int *n)
+{
+	const int64_t total = x_off[npairs];
+	int			kept = 0;
+
+	*e0 = (int64_t) blockIdx.x * NT * VT + (int64_t) threadIdx.x * VT;
+	*n = *e0 < total ? (total - *e0 < VT ? (int) (total - *e0) : VT) : 0;
+	if (*n > 0)
+		filter_walk<T, F>(x, x_off, y, y_off, npairs, *e0, *n,
+						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
+	return kept;
+}
+
 /* Pass 1: each tile's count of kept elements. */
 template <typename T, batch_filter F, int NT, int VT>
 __global__ void __launch_bounds__(NT)
@@ -485,16 +493,11 @@ batch_filter_count(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 				   const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
 				   int64_t *__restrict__ tile_counts)
 {
-	constexpr int NV = NT * VT;
 	__shared__ int warp_sums[NT / 32];
-	const int64_t total = x_off[npairs];
-	const int64_t e0 = (int64_t) blockIdx.x * NV + (int64_t) threadIdx.x * VT;
-	const int	n = e0 < total ? (total - e0 < VT ? (int) (total - e0) : VT) : 0;
-	int			kept = 0;
+	int64_t		e0;
+	int			n;
+	int			kept = thread_kept<T, F, NT, VT>(x, x_off, y, y_off, npairs, &e0, &n);
 
-	if (n > 0)
-		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
-						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
 	for (int d = 16; d > 0; d /= 2)
 		kept += __shfl_down_sync(0xffffffff, kept, d);
 	if (threadIdx.x % 32 == 0)
@@ -522,16 +525,10 @@ batch_filter_write(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 				   const int64_t *__restrict__ tile_base, T *__restrict__ out,
 				   int64_t *__restrict__ out_off)
 {
-	constexpr int NV = NT * VT;
 	__shared__ int scan[NT];
-	const int64_t total = x_off[npairs];
-	const int64_t e0 = (int64_t) blockIdx.x * NV + (int64_t) threadIdx.x * VT;
-	const int	n = e0 < total ? (total - e0 < VT ? (int) (total - e0) : VT) : 0;
-	int			kept = 0;
-
-	if (n > 0)
-		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
-						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
+	int64_t		e0;
+	int			n;
+	int			kept = thread_kept<T, F, NT, VT>(x, x_off, y, y_off, npairs, &e0, &n);
 
 	/* the block's exclusive scan of the threads' counts */
 	scan[threadIdx.x] = kept;
