@@ -76,7 +76,7 @@ pair_size(int shape, int64_t p, int64_t npairs)
 		case 1:					/* at the tiles' edges */
 			return edges[rnd_below(sizeof(edges) / sizeof(edges[0]))];
 		case 2:					/* one giant pair among tiny ones */
-			return p == npairs / 2 ? (quick ? 20000 : 100000) : rnd_below(4);
+			return p == npairs / 2 ? (quick ? 20000 : 60000) : rnd_below(4);
 		case 3:					/* every pair empty */
 			return 0;
 		default:				/* a few hundred each: the common shape */
@@ -279,13 +279,13 @@ run_batch_tests(const backend *be)
 				run_case(be, op, type, 1, n, GEN_TINY);
 				run_case(be, op, type, 1, n, GEN_WIDE);
 			}
-			run_case(be, op, type, 2, quick ? 200 : 5000, GEN_TINY);
-			run_case(be, op, type, 2, quick ? 200 : 5000, GEN_WIDE);
+			run_case(be, op, type, 2, quick ? 200 : 2000, GEN_TINY);
+			run_case(be, op, type, 2, quick ? 200 : 2000, GEN_WIDE);
 			run_case(be, op, type, 3, 50, GEN_WIDE);
 
 			/* a batch spread over threads, then unsorted pairs */
 			if (!quick)
-				run_case(be, op, type, 4, 2000, GEN_LOW);
+				run_case(be, op, type, 4, 1000, GEN_LOW);
 			if (ops[op].kind != MP_ARRAY_SORT)
 			{
 				run_unsorted(be, op, type, 4, 300, 170, 250);
