@@ -63,7 +63,7 @@ build() {
 
 c_tests() {
 	# the suites in two processes; a line a backend in the summary
-	test/test_backends --quick --suite search,rows,merge >"$logs/c1.log" 2>&1 & local a=$!
+	test/test_backends --quick --suite search,rows,merge,batch >"$logs/c1.log" 2>&1 & local a=$!
 	test/test_backends --quick --suite sort,setops,runs >"$logs/c2.log" 2>&1 & local b=$!
 	local st=0
 	wait $a || st=1
