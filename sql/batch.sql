@@ -114,6 +114,11 @@ SELECT check_batch($$SELECT id, gpu_union(a, b), gpu_sort(u), gpu_lower_bound(a,
                      gpu_semijoin(b, a) FROM bt ORDER BY id DESC$$);
 SELECT check_batch($$SELECT * FROM (SELECT id, gpu_intersect(a, b) AS i FROM bt OFFSET 0) s
                      WHERE cardinality(i) > 2$$);
+-- a column of a domain over an array type
+CREATE DOMAIN int_list AS int4[];
+CREATE TABLE dt AS SELECT id, a::int_list AS a, b FROM bt;
+ANALYZE dt;
+SELECT check_batch($$SELECT id, gpu_union(a, b) FROM dt$$);
 
 -- in parallel workers
 SET max_parallel_workers_per_gather = 2;

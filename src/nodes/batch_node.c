@@ -174,7 +174,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		FuncExpr   *expr = (FuncExpr *) lfirst_node(TargetEntry, lc)->expr;
 		batch_call *call = &state->calls[k++];
-		Oid			elemtype = get_element_type(exprType(linitial(expr->args)));
+		Oid			elemtype = get_element_type(getBaseType(exprType(linitial(expr->args))));
 		int			j = 0;
 		ListCell   *la;
 
