@@ -263,16 +263,6 @@ take_arguments(MergepathBatchState *state, int r, ExprContext *econtext)
 	return bytes;
 }
 
-static mp_status
-batch_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
-{
-	mp_batch_call *call = ctx;
-
-	if (gpu)
-		return mp_gpu_batch(call, mp_check_sorted, poll, timing);
-	return mp_cpu_batch(call, mp_check_sorted, poll);
-}
-
 /* Runs rows [lo, hi) of a call's batch; MP_OK or MP_UNSORTED (the row in
  * *bad). */
 static mp_status
@@ -299,7 +289,7 @@ run_rows(MergepathBatchState *state, batch_call *call, int lo, int hi, int *bad)
 	}
 	bc.out = state->out;
 	bc.out_off = state->out_off;
-	st = mp_run(call->fn->fname, call->fn->op, elements, &bc, batch_work, &report);
+	st = mp_run_batch(call->fn->fname, call->fn->op, &bc, elements, &report);
 	if (report.used_gpu)
 		state->gpu_runs++;
 	else

@@ -393,6 +393,33 @@ mp_run_array(const char *fname, mp_op op, mp_array_call *call, const mp_arg *a,
 	return last_call.used_gpu;
 }
 
+/* A batch as mp_run's work. */
+static mp_status
+batch_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	mp_batch_call *call = ctx;
+
+	if (gpu)
+		return mp_gpu_batch(call, mp_check_sorted, poll, timing);
+	return mp_cpu_batch(call, mp_check_sorted, poll);
+}
+
+/*
+ * Run a batch of fname's calls on the backend the settings choose for its
+ * elements in all.  Returns MP_OK, or MP_UNSORTED with the first unsorted
+ * pair in call->bad_pair (the caller decides what that row raises).
+ */
+mp_status
+mp_run_batch(const char *fname, mp_op op, mp_batch_call *call, int64 elements,
+			 mp_run_report *report)
+{
+	mp_status	st = mp_run(fname, op, elements, call, batch_work, report);
+
+	if (st == MP_OK)
+		last_call.elements_out = call->out_off[call->npairs];
+	return st;
+}
+
 /*
  * Work that follows a call (a join handing out its pairs) adds to its
  * record: ms of time, and the GPU's timings when more is not null.
