@@ -143,14 +143,24 @@ mp_batch_arg_ok(ArrayType *array)
 }
 
 ArrayType *
-mp_batch_result(Oid result_elemtype, const void *data, int64 n)
+mp_batch_result(Oid result_elemtype, size_t elsize, const void *data, int64 n)
 {
 	ArrayType  *result;
+	Size		nbytes;
 
-	if (!mp_result_fits(mp_type_size(mp_type_of(result_elemtype)), n))
+	if (n == 0)
+		return construct_empty_array(result_elemtype);
+	if (!mp_result_fits(elsize, n))
 		return NULL;
-	result = mp_new_result(result_elemtype, n, "");
-	if (n > 0)
-		memcpy(ARR_DATA_PTR(result), data, (Size) n * mp_type_size(mp_type_of(result_elemtype)));
+	/* as mp_new_result lays it out, without its per-call lookups */
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
+	result = (ArrayType *) palloc(nbytes);
+	memset(result, 0, ARR_OVERHEAD_NONULLS(1));
+	SET_VARSIZE(result, nbytes);
+	result->ndim = 1;
+	result->elemtype = result_elemtype;
+	ARR_DIMS(result)[0] = (int) n;
+	ARR_LBOUND(result)[0] = 1;
+	memcpy(ARR_DATA_PTR(result), data, (Size) n * elsize);
 	return result;
 }

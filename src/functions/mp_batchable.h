@@ -37,10 +37,12 @@ mp_batch_arg_length(ArrayType *array)
 }
 
 /*
- * The result of n elements at data, as the function would return it
- * (result_elemtype: INT4OID for the searches, else the arguments'), or
- * NULL when the function would raise an error about its size instead.
+ * The result of n elements of elsize bytes at data, as the function would
+ * return it (result_elemtype: INT4OID for the searches, else the
+ * arguments'), or NULL when the function would raise an error about its
+ * size instead.
  */
-extern ArrayType *mp_batch_result(Oid result_elemtype, const void *data, int64 n);
+extern ArrayType *mp_batch_result(Oid result_elemtype, size_t elsize, const void *data,
+								  int64 n);
 
 #endif							/* MP_BATCHABLE_H */

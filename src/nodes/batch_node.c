@@ -316,7 +316,7 @@ keep_results(MergepathBatchState *state, batch_call *call, int lo, int hi)
 
 		if (call->isnull[r] || state->one_by_one[r])
 			continue;
-		result = mp_batch_result(call->result_elemtype, state->out + at * osize,
+		result = mp_batch_result(call->result_elemtype, osize, state->out + at * osize,
 								 state->out_off[r - lo + 1] - at);
 		if (result == NULL)
 			state->one_by_one[r] = true;
