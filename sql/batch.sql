@@ -50,8 +50,8 @@ ANALYZE bt;
 -- q with the node off and on: its rows, whether they are the same in the
 -- same order, whether the node ran, and how many rows it left to the
 -- functions' own calls (EXPLAIN ANALYZE's count).  Under mergepath.device =
--- auto without a GPU, the node returns its rows row by row and runs no
--- batch: expected/batch_1.out, which counts no row one by one.
+-- auto in a process without a GPU the node is not placed at all (row by row
+-- is faster on the CPU): expected/batch_1.out.
 CREATE FUNCTION check_batch(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   wrapped text := format('SELECT row_number() OVER () AS pos, s::text AS r FROM (%s) s', q);

@@ -20,7 +20,9 @@
  * large for an array.  A NULL argument gives a NULL result, as the strict
  * function does.
  *
- * Under mergepath.device = auto, batches are for the GPU: once one runs on
+ * Under mergepath.device = auto, batches are for the GPU (batch_plan.c
+ * places the node only where the process may have one; the first batch is
+ * short, FIRST_BATCH_ROWS, to find out at little cost): once one runs on
  * the CPU backend (below the GPU's threshold, or no GPU to be had), or
  * from the start where this process knows it has no usable GPU, the node
  * returns the rest of its input's rows row by row, through the original
@@ -49,6 +51,11 @@
 /* A batch: at most this many rows, or this many bytes of rows and
  * argument elements (test/bench/NOTES.md, "Batches of per-row calls"). */
 #define BATCH_ROWS 16384
+
+/* Under mergepath.device = auto, the first batch: enough rows to learn
+ * whether the GPU takes the batches, few enough to cost little when the
+ * CPU would run them and the node goes row by row. */
+#define FIRST_BATCH_ROWS 1024
 #define BATCH_BYTES ((Size) 16 << 20)
 
 /* One batched call: its arguments of each row, and its results. */
@@ -78,6 +85,7 @@ typedef struct MergepathBatchState
 	ProjectionInfo *pass_proj;	/* the node runs row by row */
 	bool		row_by_row;		/* mergepath.device = auto and the CPU would
 								 * run the batches */
+	int			batch_rows;		/* rows the next batch takes at most */
 
 	TupleTableSlot *row_slot;	/* a kept row, as the expressions read it */
 	MemoryContext node_cxt;		/* what lasts as long as the node */
@@ -151,6 +159,7 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 											   node->ss.ps.ps_ResultTupleSlot, &node->ss.ps,
 											   NULL);
 	state->row_by_row = mp_device == MP_DEVICE_AUTO && mp_gpu_known_unusable();
+	state->batch_rows = mp_device == MP_DEVICE_AUTO ? FIRST_BATCH_ROWS : BATCH_ROWS;
 	state->row_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(outerPlanState(state)),
 											 &TTSOpsMinimalTuple);
 	/* the expressions read the input's rows from the kept copies */
@@ -375,7 +384,7 @@ next_batch(MergepathBatchState *state)
 		for (int j = 0; j < state->calls[k].fn->nargs; j++)
 			state->calls[k].off[j][0] = 0;
 
-	while (state->nrows < BATCH_ROWS && bytes < BATCH_BYTES)
+	while (state->nrows < state->batch_rows && bytes < BATCH_BYTES)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
 		int			r = state->nrows;
@@ -407,6 +416,7 @@ next_batch(MergepathBatchState *state)
 	/* under auto, what the CPU would run goes row by row from now on */
 	if (mp_device == MP_DEVICE_AUTO && state->cpu_runs > 0)
 		state->row_by_row = true;
+	state->batch_rows = BATCH_ROWS;
 	state->rows_in += state->nrows;
 	state->read_ms += t1 - t0;
 	state->call_ms += t2 - t1;

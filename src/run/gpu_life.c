@@ -247,6 +247,39 @@ mp_gpu_is_ready(void)
 	return gpu_ready;
 }
 
+/*
+ * Whether this process may have a GPU to use: not known unusable, and a
+ * device seen by a probe (no context, no memory), made once a process.
+ * For plans that only pay with a GPU (MergepathBatch under auto).
+ */
+bool
+mp_gpu_may_be_present(void)
+{
+	static int	present = -1;
+
+	if (mp_gpu_known_unusable())
+		return false;
+	if (present < 0)
+	{
+		mp_gpu_device dev;
+		sigset_t	all,
+					old;
+
+		pthread_mutex_lock(&gpu_lock);
+		if (gpu_ready)
+			present = 1;
+		else
+		{
+			sigfillset(&all);
+			sigprocmask(SIG_BLOCK, &all, &old);
+			present = mp_gpu_probe(&dev) == MP_OK;
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+		pthread_mutex_unlock(&gpu_lock);
+	}
+	return present == 1;
+}
+
 /* Whether this process knows that it cannot use the GPU. */
 bool
 mp_gpu_known_unusable(void)

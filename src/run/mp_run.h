@@ -112,6 +112,7 @@ extern void mp_describe_backends(StringInfo json);
 
 /* gpu_life.c */
 extern bool mp_gpu_known_unusable(void);
+extern bool mp_gpu_may_be_present(void);
 extern bool mp_gpu_is_ready(void);
 
 /*

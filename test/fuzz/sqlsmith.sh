@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # sqlsmith (Debian's package) against a throwaway server of its own with
-# mergepath preloaded (its nodes on for every sort, join and call that qualifies)
+# mergepath preloaded (its nodes on for every sort, join and call that
+# qualifies: the CPU backend forced, under which MergepathBatch is placed
+# without a GPU)
 # and tables of arrays of every shape (test/fuzz/sqlsmith_tables.sql), for a
 # bounded time.  Fails on a crashed backend, or on an internal error
 # (SQLSTATE XX000) raised by mergepath; PostgreSQL's own functions raise
@@ -29,7 +31,7 @@ trap 'stop; rm -rf "$dir"' EXIT
 	{ cat "$dir/initdb.log"; exit 1; }
 "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o "-k $dir -p $port \
 	-c listen_addresses= -c shared_preload_libraries=mergepath -c mergepath.sort_min_rows=0 \
-	-c mergepath.batch_min_rows=0 \
+	-c mergepath.batch_min_rows=0 -c mergepath.device=cpu \
 	-c log_line_prefix='%e ' -c log_min_error_statement=error -c statement_timeout=2s \
 	-c jit=off" start >/dev/null || { cat "$dir/server.log"; exit 1; }
 export PGHOST=$dir PGPORT=$port PGUSER=postgres
