@@ -82,7 +82,7 @@ alphabet(mp_type type, unsigned k, void *out)
 
 /* A stable insertion sort by ref_cmp: the reference sort for small n. */
 static void
-ref_sort(mp_type type, void *x, int64_t n)
+insertion_sort(mp_type type, void *x, int64_t n)
 {
 	size_t		sz = mp_type_size(type);
 	char		tmp[8];
@@ -147,8 +147,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (sort_first)
 	{
-		ref_sort(type, a, na);
-		ref_sort(type, b, nb);
+		insertion_sort(type, a, na);
+		insertion_sort(type, b, nb);
 	}
 
 	/* Which inputs the operation requires ascending, and whether they are. */
@@ -316,7 +316,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				memcpy(in, a, na * sz);
 				memcpy(in + na * sz, b, nb * sz);
 				memcpy(ref, in, n * sz);
-				ref_sort(type, ref, n);
+				insertion_sort(type, ref, n);
 				REQUIRE(mp_cpu_sort(type, in, n, out, scratch, NULL) == MP_OK);
 				REQUIRE(memcmp(out, ref, n * sz) == 0);
 				free(in);
