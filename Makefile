@@ -23,7 +23,7 @@ DATA = mergepath--0.1.sql mergepath--0.1--0.2.sql mergepath--0.2--0.3.sql \
 DATA_built = mergepath--$(EXTVERSION).sql
 PGFILEDESC = "mergepath - GPU merge-like primitives for sorted arrays"
 
-REGRESS = merge errors setops search sort info sort_node join_node batch upgrade
+REGRESS = merge errors setops search sort info sort_node join_node join_parallel batch upgrade
 
 PG_CONFIG ?= pg_config
 CUDA_HOME ?= /usr/local/cuda

@@ -219,7 +219,7 @@ RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 SELECT x, (SELECT count(*) FROM ja a LEFT JOIN jb b ON a.i4 = b.i4 AND b.id < x * 50 WHERE a.id < x * 10)
 FROM generate_series(1, 5) x;
 
--- inside parallel plans: each worker joins a part of the outer input
+-- inside parallel plans (sql/join_parallel.sql tests the parallel join itself)
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;

@@ -41,6 +41,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
@@ -54,6 +55,7 @@
 #include "mp_nodes.h"
 #include "../api/mp_order.h"
 #include "rowsort.h"
+#include "join_shared.h"
 
 /* Pairs rejected by the join clauses between interrupt checks. */
 #define REJECT_CHUNK 8192
@@ -154,6 +156,24 @@ typedef struct MergepathJoinState
 	join_side **out_side;
 	int		   *out_col;
 
+	/*
+	 * A parallel join (the plan is parallel-aware and runs under a Gather
+	 * that set up its shared memory): the inner side is shared and sorted
+	 * once; each participant joins its own outer rows with it, in batches
+	 * that fit its memory.
+	 */
+	mp_join_shared *shared;
+	dsa_area   *area;
+	mp_join_inner sinner;
+	bool		outer_done;		/* the outer input is read to its end */
+	Datum	   *inner_vals;		/* the shared inner row last deformed */
+	bool	   *inner_nulls;
+	int64		deformed;
+	mp_join_part_report *report;	/* this participant's, in the shared memory */
+	mp_join_part_report *reports;	/* every participant's, copied out at shutdown */
+	int			nreports;
+	double		outer_ms;		/* a parallel join's reading of its outer rows */
+
 	/* for EXPLAIN ANALYZE */
 	mp_run_report run;
 	double		read_ms;
@@ -170,6 +190,11 @@ static TupleTableSlot *join_exec(CustomScanState *node);
 static void join_end(CustomScanState *node);
 static void join_rescan(CustomScanState *node);
 static void join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+static void join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+static void join_shutdown(CustomScanState *node);
 
 const CustomScanMethods mp_join_scan_methods = {
 	.CustomName = "MergepathJoin",
@@ -183,6 +208,11 @@ static const CustomExecMethods join_exec_methods = {
 	.EndCustomScan = join_end,
 	.ReScanCustomScan = join_rescan,
 	.ExplainCustomScan = join_explain,
+	.EstimateDSMCustomScan = join_estimate_dsm,
+	.InitializeDSMCustomScan = join_init_dsm,
+	.ReInitializeDSMCustomScan = join_reinit_dsm,
+	.InitializeWorkerCustomScan = join_init_worker,
+	.ShutdownCustomScan = join_shutdown,
 };
 
 static Node *
@@ -277,7 +307,32 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	state->rows_cxt = AllocSetContextCreate(estate->es_query_cxt, "MergepathJoin rows",
 											ALLOCSET_DEFAULT_SIZES);
 	mp_big_init(&state->big, state->rows_cxt);
+	state->inner_vals = palloc(Max(state->inner.natts, 1) * sizeof(Datum));
+	state->inner_nulls = palloc(Max(state->inner.natts, 1) * sizeof(bool));
+	state->deformed = -1;
 	plan_direct(state);
+}
+
+/* Row r of the side (r >= 0): its values and NULL flags. */
+static inline void
+row_of(MergepathJoinState *state, join_side *side, int64 r, Datum **values, bool **isnull)
+{
+	if (side == &state->inner && state->sinner.built)
+	{
+		if (r != state->deformed)
+		{
+			HeapTupleData tuple;
+
+			mp_row_as_heap(mp_join_inner_row(&state->sinner, r), &tuple);
+			heap_deform_tuple(&tuple, side->desc, state->inner_vals, state->inner_nulls);
+			state->deformed = r;
+		}
+		*values = state->inner_vals;
+		*isnull = state->inner_nulls;
+		return;
+	}
+	*values = side->values + r * side->natts;
+	*isnull = side->isnull + r * side->natts;
 }
 
 /* Memory held now, if more than before: for EXPLAIN ANALYZE. */
@@ -423,6 +478,12 @@ forget_rows(MergepathJoinState *state)
 	}
 	state->lower = state->upper = NULL;
 	state->matched = NULL;
+	if (state->sinner.built)
+	{
+		/* the inner rows stay, in the shared memory */
+		state->inner.sorted_keys = (void *) state->sinner.sorted_keys;
+		state->inner.nkeyed = state->sinner.nkeyed;
+	}
 }
 
 /* Row i of the side as a virtual tuple in the slot. */
@@ -594,7 +655,7 @@ match_keys(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 	mp_status	st;
 
 	memset(timing, 0, sizeof(*timing));
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < (state->sinner.built ? 1 : 2); s++)
 	{
 		if (sides[s]->perm && sides[s]->nkeyed > 0 &&
 			(st = sort_side(run, s, sides[s], gpu, poll, timing)) != MP_OK)
@@ -683,9 +744,10 @@ match_rows(MergepathJoinState *state)
 	match_run	run = {state};
 	join_side  *sides[2] = {&state->outer, &state->inner};
 	int			bits = mp_key_kind_bits(state->kind);
+	int			nlocal = state->sinner.built ? 1 : 2;	/* a shared inner side is sorted */
 	double		t0 = mp_now_ms();
 
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < nlocal; s++)
 	{
 		join_side  *side = sides[s];
 
@@ -701,7 +763,14 @@ match_rows(MergepathJoinState *state)
 	state->lower = mp_big_alloc(&state->big, Max(state->outer.nkeyed, 1) * sizeof(int32));
 	state->upper = mp_big_alloc(&state->big, Max(state->outer.nkeyed, 1) * sizeof(int32));
 	note_peak(state);
-	if (state->outer.nkeyed + state->inner.nkeyed > 0)
+	if (state->sinner.built && state->outer.nkeyed > 0)
+	{
+		/* this participant's batch: its sort and search */
+		(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, state->outer.nkeyed, &run, match_keys,
+					  &state->run);
+		state->any_gpu |= state->run.used_gpu;
+	}
+	else if (!state->sinner.built && state->outer.nkeyed + state->inner.nkeyed > 0)
 	{
 		(void) mp_run("MergepathJoin", MP_OP_NODES, state->outer.nkeyed + state->inner.nkeyed, &run,
 					  match_keys, &state->run);
@@ -710,7 +779,7 @@ match_rows(MergepathJoinState *state)
 	state->match_ms += mp_now_ms() - t0;
 
 	t0 = mp_now_ms();
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < nlocal; s++)
 	{
 		put_in_order(state, sides[s]);
 		mp_big_free(&state->big, sides[s]->keys);
@@ -812,12 +881,80 @@ load_batch(MergepathJoinState *state)
 	return true;
 }
 
+/*
+ * A parallel join's next batch: this participant's next outer rows, as many
+ * as its memory holds, sorted and searched for in the shared inner side.
+ * False when its outer rows are done.
+ */
+static bool
+load_outer_batch(MergepathJoinState *state)
+{
+	join_side  *outer = &state->outer;
+	double		t0 = mp_now_ms();
+
+	if (state->outer_done)
+		return false;
+	forget_rows(state);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer->ps);
+
+		if (TupIsNull(slot))
+		{
+			state->outer_done = true;
+			break;
+		}
+		if (keep_row(state, outer, slot) && over_limit(state, outer))
+			break;
+	}
+	state->outer_ms += mp_now_ms() - t0;
+	if (outer->nrows == 0)
+		return false;
+	state->batches++;
+	if (state->report)
+		state->report->outer_rows += outer->nrows;
+	match_rows(state);
+	return true;
+}
+
+/*
+ * A parallel join's start: the shared inner side built with the others
+ * (or found built), then the first batch of outer rows.
+ */
+static void
+start_shared(MergepathJoinState *state)
+{
+	double		t0 = mp_now_ms();
+
+	state->report = mp_join_report_slot(state->shared);
+	if (state->report)
+		state->report->ran = true;
+	mp_join_inner_attach(&state->sinner, state->shared, state->area, state->kind,
+						 state->inner.key_col);
+	mp_join_inner_build(&state->sinner, state->inner.ps, state->report);
+	state->read_ms = mp_now_ms() - t0;
+	state->outer_ms = 0;
+	if (state->report)
+		state->report->inner_ms = state->read_ms - state->report->sort_ms;
+	state->inner.nrows = 0;
+	state->outer_done = false;
+	state->deformed = -1;
+	state->ready = true;
+	if (!load_outer_batch(state))
+		state->phase = PHASE_END;
+}
+
 /* Reads both inputs and matches them, or sets up the key ranges. */
 static void
 start_join(MergepathJoinState *state)
 {
 	double		t0 = mp_now_ms();
 
+	if (state->shared)
+	{
+		start_shared(state);
+		return;
+	}
 	read_side(state, &state->outer);
 	read_side(state, &state->inner);
 	if (state->spilled)
@@ -870,10 +1007,12 @@ fill(MergepathJoinState *state, int64 i, int64 j)
 			memset(scan->tts_isnull + inner->off, true, inner->natts);
 		else
 		{
-			memcpy(scan->tts_values + inner->off, inner->values + j * inner->natts,
-				   inner->natts * sizeof(Datum));
-			memcpy(scan->tts_isnull + inner->off, inner->isnull + j * inner->natts,
-				   inner->natts);
+			Datum	   *values;
+			bool	   *isnull;
+
+			row_of(state, inner, j, &values, &isnull);
+			memcpy(scan->tts_values + inner->off, values, inner->natts * sizeof(Datum));
+			memcpy(scan->tts_isnull + inner->off, isnull, inner->natts);
 		}
 		state->scan_inner = j;
 	}
@@ -1002,10 +1141,12 @@ project_row(MergepathJoinState *state)
 		}
 		else
 		{
-			Size		at = (Size) r * side->natts + state->out_col[c];
+			Datum	   *values;
+			bool	   *isnull;
 
-			out->tts_values[c] = side->values[at];
-			out->tts_isnull[c] = side->isnull[at];
+			row_of(state, side, r, &values, &isnull);
+			out->tts_values[c] = values[state->out_col[c]];
+			out->tts_isnull[c] = isnull[state->out_col[c]];
 		}
 	}
 	return ExecStoreVirtualTuple(out);
@@ -1030,7 +1171,19 @@ join_exec(CustomScanState *node)
 		{
 			if (state->spilled && load_batch(state))
 				continue;
+			if (state->sinner.built && load_outer_batch(state))
+				continue;
 			state->phase = PHASE_END;
+			note_peak(state);
+			if (state->report)
+			{
+				state->report->batches = state->batches;
+				state->report->any_gpu = state->any_gpu;
+				state->report->outer_ms = state->outer_ms;
+				state->report->match_ms = state->match_ms;
+				state->report->order_ms = state->order_ms;
+				state->report->peak_bytes = state->peak_bytes;
+			}
 			return ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
 		}
 		if (state->direct)
@@ -1061,9 +1214,12 @@ forget_inputs(MergepathJoinState *state)
 		sides[s]->ahead = sides[s]->spill_done = false;
 		ExecClearTuple(sides[s]->spill_slot);
 	}
+	mp_join_inner_forget(&state->sinner);
 	forget_rows(state);
 	state->ready = false;
 	state->spilled = false;
+	state->outer_done = false;
+	state->deformed = -1;
 	state->batches = 0;
 }
 
@@ -1098,7 +1254,8 @@ join_rescan(CustomScanState *node)
 			UpdateChangedParamSet(inputs[s], node->ss.ps.chgParam);
 		reread |= inputs[s]->chgParam != NULL;
 	}
-	if (!state->ready)
+	/* a parallel join's shared side is built again (join_reinit_dsm) */
+	if (!state->ready || state->shared)
 		reread = true;
 	if (!reread)
 	{
@@ -1109,6 +1266,64 @@ join_rescan(CustomScanState *node)
 	for (int s = 0; s < 2; s++)
 		if (inputs[s]->chgParam == NULL)
 			ExecReScan(inputs[s]);
+}
+
+static Size
+join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return mp_join_shared_size(pcxt->nworkers);
+}
+
+static void
+join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	MergepathJoinState *state = (MergepathJoinState *) node;
+
+	mp_join_shared_init(coordinate, pcxt->nworkers);
+	state->shared = coordinate;
+	state->area = node->ss.ps.state->es_query_dsa;
+}
+
+/* Before a rescan of the Gather above: the last build's memory freed. */
+static void
+join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	MergepathJoinState *state = (MergepathJoinState *) node;
+
+	mp_join_inner_forget(&state->sinner);
+	mp_join_shared_reset(coordinate, state->area);
+}
+
+static void
+join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	MergepathJoinState *state = (MergepathJoinState *) node;
+
+	state->shared = coordinate;
+	state->area = node->ss.ps.state->es_query_dsa;
+}
+
+/*
+ * Every participant's report is in the shared memory (each writes its own
+ * as its rows end); the leader, whose shutdown comes after every worker has
+ * sent its last row, copies them out before the shared memory goes.
+ */
+static void
+join_shutdown(CustomScanState *node)
+{
+	MergepathJoinState *state = (MergepathJoinState *) node;
+	MemoryContext old;
+
+	if (state->shared == NULL || IsParallelWorker())
+		return;
+	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
+	if (state->reports)
+		pfree(state->reports);
+	state->reports = mp_join_copy_reports(state->shared, &state->nreports);
+	MemoryContextSwitchTo(old);
+	mp_join_inner_forget(&state->sinner);
+	state->shared = NULL;
+	state->area = NULL;
 }
 
 static const char *
@@ -1133,6 +1348,90 @@ join_type_name(JoinType jointype)
 	}
 }
 
+/* The participants of a parallel join, as EXPLAIN ANALYZE shows them. */
+static void
+explain_parallel(MergepathJoinState *state, ExplainState *es)
+{
+	const mp_join_part_report *sorter = NULL;
+
+	for (int i = 0; i < state->nreports; i++)
+		if (state->reports[i].sorted_here)
+			sorter = &state->reports[i];
+	if (sorter)
+	{
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			char		buf[160];
+
+			snprintf(buf, sizeof(buf), INT64_FORMAT " rows, sorted on %s by %s",
+					 sorter->shared_rows, sorter->sort_gpu ? "gpu" : "cpu",
+					 sorter == state->reports ? "the leader" : "a worker");
+			ExplainPropertyText("Shared Inner Rows", buf, es);
+			if (es->timing)
+				ExplainPropertyFloat("Shared Inner Sort Time", "ms", sorter->sort_ms, 3, es);
+		}
+		else
+		{
+			ExplainPropertyInteger("Shared Inner Rows", NULL, sorter->shared_rows, es);
+			ExplainPropertyText("Shared Inner Sort Backend", sorter->sort_gpu ? "gpu" : "cpu", es);
+			ExplainPropertyFloat("Shared Inner Sort Time", "ms", sorter->sort_ms, 3, es);
+		}
+	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainOpenGroup("Participants", "Participants", false, es);
+	for (int i = 0; i < state->nreports; i++)
+	{
+		const mp_join_part_report *r = &state->reports[i];
+
+		if (!r->ran)
+			continue;
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			char		who[32];
+
+			if (i == 0)
+				strlcpy(who, "Leader", sizeof(who));
+			else
+				snprintf(who, sizeof(who), "Worker %d", i - 1);
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "%s:  ", who);
+			appendStringInfo(es->str, "Inner Rows Read: " INT64_FORMAT "  Outer Rows: " INT64_FORMAT
+							 "  Batches: %d  Backend: %s  Memory: " INT64_FORMAT "kB\n",
+							 r->inner_rows, r->outer_rows, r->batches, r->any_gpu ? "gpu" : "cpu",
+							 (int64) (r->peak_bytes + 1023) / 1024);
+			if (es->timing)
+			{
+				appendStringInfoSpaces(es->str, es->indent * 2);
+				appendStringInfo(es->str, "%s:  Phases: read inner %.3f ms, sort inner %.3f ms, "
+								 "read outer %.3f ms, sort and search %.3f ms, order %.3f ms\n",
+								 who, r->inner_ms, r->sort_ms,
+								 r->outer_ms, r->match_ms, r->order_ms);
+			}
+		}
+		else
+		{
+			ExplainOpenGroup("Participant", NULL, true, es);
+			ExplainPropertyText("Participant", i == 0 ? "leader" : "worker", es);
+			if (i > 0)
+				ExplainPropertyInteger("Worker Number", NULL, i - 1, es);
+			ExplainPropertyInteger("Inner Rows Read", NULL, r->inner_rows, es);
+			ExplainPropertyInteger("Outer Rows", NULL, r->outer_rows, es);
+			ExplainPropertyInteger("Batches", NULL, r->batches, es);
+			ExplainPropertyText("Backend", r->any_gpu ? "gpu" : "cpu", es);
+			ExplainPropertyInteger("Peak Memory Usage", "kB",
+								   (int64) (r->peak_bytes + 1023) / 1024, es);
+			ExplainPropertyFloat("Read Inner Time", "ms", r->inner_ms, 3, es);
+			ExplainPropertyFloat("Sort Inner Time", "ms", r->sort_ms, 3, es);
+			ExplainPropertyFloat("Read Outer Time", "ms", r->outer_ms, 3, es);
+			ExplainPropertyFloat("Match Time", "ms", r->match_ms, 3, es);
+			ExplainPropertyFloat("Order Time", "ms", r->order_ms, 3, es);
+			ExplainCloseGroup("Participant", NULL, true, es);
+		}
+	}
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainCloseGroup("Participants", "Participants", false, es);
+}
+
 static void
 join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -1150,6 +1449,10 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(others), context,
 											   useprefix, false), es);
+	if (((Plan *) cscan)->parallel_aware)
+		ExplainPropertyText("Inner Side", "shared by the participants, sorted once", es);
+	if (es->analyze && state->reports)
+		explain_parallel(state, es);
 	if (!es->analyze || !state->ready)
 		return;
 	if (others != NIL)

@@ -182,14 +182,14 @@ held_bytes(double rows, int width, int natts)
  */
 static void
 cost_join(PlannerInfo *root, CustomPath *cpath, JoinPathExtraData *extra, join_key *key,
-		  Path *outer, Cost outer_cost, Path *inner, Cost inner_cost, List *other_clauses,
-		  double rows)
+		  Path *outer, Cost outer_cost, Path *inner, Cost inner_cost, double inner_all,
+		  List *other_clauses, double rows)
 {
 	double		candidates;
 	QualCost	quals;
 	Cost		startup;
 
-	candidates = clamp_row_est(outer->rows * inner->rows *
+	candidates = clamp_row_est(outer->rows * inner_all *
 							   clause_selectivity(root, (Node *) key->rinfo, 0, JOIN_INNER,
 												  extra->sjinfo));
 	cost_qual_eval(&quals, other_clauses, root);
@@ -220,9 +220,16 @@ other_join_clauses(JoinType jointype, Relids relids, List *restrictlist, join_ke
 	return list_delete_ptr(clauses, key->rinfo->clause);
 }
 
+/*
+ * The path.  shared: a parallel join whose inner input is partial too, read
+ * by all participants into shared memory and sorted once (inner_all rows in
+ * all); its output is in key order only batch by batch, so it has no
+ * pathkeys.
+ */
 static CustomPath *
 make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExtraData *extra,
-		  join_key *key, Path *outer, Cost outer_cost, Path *inner, Cost inner_cost, double rows)
+		  join_key *key, Path *outer, Cost outer_cost, Path *inner, Cost inner_cost,
+		  bool shared, double inner_all, double rows)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	List	   *filters;
@@ -233,30 +240,72 @@ make_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype, JoinPathExt
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
+	cpath->path.parallel_aware = shared;
 	cpath->path.parallel_safe = joinrel->consider_parallel && outer->parallel_safe &&
 		inner->parallel_safe;
 	cpath->path.parallel_workers = outer->parallel_workers;
-	cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype, key->outer_pathkeys);
+	cpath->path.pathkeys = shared ? NIL :
+		build_join_pathkeys(root, joinrel, jointype, key->outer_pathkeys);
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer, inner);
 	cpath->custom_private = list_make3(extra->restrictlist, key->rinfo,
 									   list_make3_int(jointype, key->outer_is_left, key->kind));
 	cpath->methods = &join_path_methods;
-	cost_join(root, cpath, extra, key, outer, outer_cost, inner, inner_cost,
+	cost_join(root, cpath, extra, key, outer, outer_cost, inner, inner_cost, inner_all,
 			  list_concat(clauses, filters), rows);
 	return cpath;
+}
+
+/* What costsize.c divides a partial path's rows by: the participants' share. */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
+		divisor += 1.0 - 0.3 * workers;
+	return divisor;
 }
 
 /* Rows a parallel worker's share of a partial path has, as costsize.c counts. */
 static double
 worker_share(double rows, int workers)
 {
-	double		divisor = workers;
+	return clamp_row_est(rows / parallel_divisor(workers));
+}
 
-	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
-		divisor += 1.0 - 0.3 * workers;
-	return clamp_row_est(rows / divisor);
+/*
+ * The parallel join over a shared inner side: both inputs partial, for the
+ * join types whose unmatched inner rows are not returned.  Its inner rows
+ * must fit the memory Parallel Hash Join counts for its table (hash_mem x
+ * participants); the outer rows go through in batches of a participant's
+ * memory.  Costed per participant: its shares of both inputs kept and of
+ * the outer rows sorted and searched, and the whole inner side's sort (one
+ * sorts while the others wait).
+ */
+static void
+add_shared_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra,
+				join_key *key)
+{
+	Path	   *outer = linitial(outerrel->partial_pathlist),
+			   *inner = linitial(innerrel->partial_pathlist);
+	int			workers = outer->parallel_workers;
+	double		inner_all,
+				sort_cost = mp_gpu_plannable() ? MP_JOIN_SORT_GPU_COST : MP_JOIN_SORT_CPU_COST;
+
+	if (outer->param_info != NULL || inner->param_info != NULL)
+		return;
+	inner_all = inner->rows * parallel_divisor(inner->parallel_workers);
+	if (held_bytes(inner_all, innerrel->reltarget->width, 0) + inner_all * 4 * sizeof(uint64) >
+		(double) get_hash_memory_limit() * (workers + (parallel_leader_participation ? 1 : 0)))
+		return;
+	add_partial_path(joinrel, (Path *)
+					 make_path(root, joinrel, jointype, extra, key, outer,
+							   outer->total_cost + cpu_operator_cost * outer->rows * sort_cost,
+							   inner,
+							   inner->total_cost + cpu_operator_cost * inner_all * sort_cost,
+							   true, inner_all, worker_share(joinrel->rows, workers)));
 }
 
 static void
@@ -297,6 +346,11 @@ join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	if (!find_key(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist, &key))
 		return;
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL &&
+		innerrel->partial_pathlist != NIL &&
+		(jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
+		 jointype == JOIN_ANTI))
+		add_shared_path(root, joinrel, outerrel, innerrel, jointype, extra, &key);
 	if (held_bytes(outerrel->rows, outerrel->reltarget->width,
 				   list_length(outerrel->reltarget->exprs) + 1) +
 		held_bytes(innerrel->rows, innerrel->reltarget->width,
@@ -308,7 +362,7 @@ join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	inner = pick_input(key.inner_pathkeys, innerrel->pathlist, innerrel->cheapest_total_path,
 					   &inner_cost);
 	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key, outer, outer_cost,
-										 inner, inner_cost, joinrel->rows));
+										 inner, inner_cost, false, inner->rows, joinrel->rows));
 
 	/*
 	 * Each worker joins its portion of the outer input with all of the inner
@@ -327,6 +381,7 @@ join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 							   &outer_cost);
 			add_partial_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key,
 														 outer, outer_cost, inner, inner_cost,
+														 false, inner->rows,
 														 worker_share(joinrel->rows,
 																	  outer->parallel_workers)));
 		}

@@ -119,6 +119,10 @@ typedef struct mp_tuple_blocks
 extern MinimalTuple mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks,
 								  TupleTableSlot *slot);
 
+/* Memory for a tuple of len bytes, as mp_form_tuple asks for it. */
+typedef void *(*mp_tuple_room_fn) (void *arg, Size len);
+extern MinimalTuple mp_form_tuple(TupleTableSlot *slot, mp_tuple_room_fn room, void *arg);
+
 extern const CustomScanMethods mp_sort_scan_methods;
 
 /* sort_plan.c: the planner hook that puts the node in plans */

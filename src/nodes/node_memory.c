@@ -210,9 +210,12 @@ tuple_room(mp_big_set *set, mp_tuple_blocks *blocks, Size len)
 	return (MinimalTuple) at;
 }
 
-/* The slot's row, copied once into the blocks as a minimal tuple. */
+/*
+ * The slot's row formed once as a minimal tuple in the memory room(arg,
+ * len) gives (len MAXALIGNed by the caller's room if it wants).
+ */
 MinimalTuple
-mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
+mp_form_tuple(TupleTableSlot *slot, mp_tuple_room_fn room, void *arg)
 {
 	MinimalTuple row;
 
@@ -222,13 +225,13 @@ mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
 		HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
 		Size		len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
 
-		row = tuple_room(set, blocks, len);
+		row = room(arg, len);
 		memcpy(row, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
 		row->t_len = len;
 	}
 	else if (TTS_IS_VIRTUAL(slot))
 	{
-		/* a projection's values: formed straight into the blocks */
+		/* a projection's values: formed straight into the room */
 		TupleDesc	desc = slot->tts_tupleDescriptor;
 		int			natts = desc->natts;
 		bool		hasnull = false;
@@ -242,7 +245,7 @@ mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
 			hoff += BITMAPLEN(natts);
 		hoff = MAXALIGN(hoff);
 		data_len = heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
-		row = tuple_room(set, blocks, hoff + data_len);
+		row = room(arg, hoff + data_len);
 		/*
 		 * Zeroed whole, as heap_form_minimal_tuple's palloc0 does: a reader
 		 * tells a varlena that starts after alignment padding by the padding
@@ -260,10 +263,33 @@ mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
 		bool		should_free;
 		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
 
-		row = tuple_room(set, blocks, tuple->t_len);
+		row = room(arg, tuple->t_len);
 		memcpy(row, tuple, tuple->t_len);
 		if (should_free)
 			pfree(tuple);
 	}
 	return row;
+}
+
+typedef struct blocks_room
+{
+	mp_big_set *set;
+	mp_tuple_blocks *blocks;
+} blocks_room;
+
+static void *
+room_in_blocks(void *arg, Size len)
+{
+	blocks_room *r = arg;
+
+	return tuple_room(r->set, r->blocks, len);
+}
+
+/* The slot's row, copied once into the blocks as a minimal tuple. */
+MinimalTuple
+mp_keep_tuple(mp_big_set *set, mp_tuple_blocks *blocks, TupleTableSlot *slot)
+{
+	blocks_room r = {set, blocks};
+
+	return mp_form_tuple(slot, room_in_blocks, &r);
 }

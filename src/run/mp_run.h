@@ -76,6 +76,7 @@ typedef enum mp_op
 	MP_OP_NODES,
 	MP_OP_NODE_RUN,				/* a sort node's run, once it has spilled */
 	MP_OP_NODE_MERGE,			/* a batch of a sort node's merge of runs */
+	MP_OP_JOIN_PART,			/* a parallel join's inner sort or outer batch */
 	MP_N_OPS
 } mp_op;
 

@@ -1,0 +1,406 @@
+/*
+ * join_shared.c
+ *		The inner side of a parallel MergepathJoin, held once in the query's
+ *		shared memory and sorted once, for every participant to search.
+ *
+ * Every participant that starts while the inner side is being read reads
+ * its portion of the partial inner input: each row (its key not NULL: the
+ * join types run in parallel never return an unmatched inner row) goes as
+ * a minimal tuple into chunks of the query's dynamic shared memory area
+ * (DSA), and its folded key and the tuple's place into the participant's
+ * own arrays, published to the others when its portion ends.  A barrier
+ * then elects one participant, which sorts every key (with the row of
+ * each) on the backend the settings choose and writes them out in key
+ * order, signed (the sorted search's order); the others wait at the
+ * barrier for it, as Parallel Hash Join's participants wait for its
+ * build.  A participant that starts later finds the inner side built and
+ * goes straight to its outer rows.  Nothing waits after that, so a worker
+ * that fills its queue to the leader never holds the others up.
+ *
+ * The chunks and arrays live until the query ends, or until a rescan of
+ * the Gather above starts the build again (mp_join_shared_reset).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/barrier.h"
+#include "storage/spin.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include "join_shared.h"
+
+/* The build's phases. */
+#define BUILD_READ	0				/* participants read the inner side */
+#define BUILD_SORT	1				/* one sorts it, the others wait */
+#define BUILD_DONE	2
+
+/* Tuples go into chunks of the DSA of this size (a larger row gets its own). */
+#define CHUNK_BYTES ((Size) 4 << 20)
+
+/* Every allocation of the build starts with a link to the next of its list. */
+typedef struct shared_link
+{
+	dsa_pointer next;
+	int64		n;				/* a part's rows: n keys (uint64), then n places */
+} shared_link;
+
+#define LINK_BYTES MAXALIGN(sizeof(shared_link))
+
+struct mp_join_shared
+{
+	Barrier		build;
+	slock_t		mutex;
+	dsa_pointer chunks;			/* the tuples' chunks */
+	dsa_pointer parts;			/* the participants' keys and places, until sorted */
+	int64		nkeyed;
+	dsa_pointer sorted_keys;
+	dsa_pointer sorted_rows;
+	bool		sorted_on_gpu;
+	char		note[128];
+	int			nworkers;
+	mp_join_part_report reports[FLEXIBLE_ARRAY_MEMBER];	/* the leader's, then the workers' */
+};
+
+Size
+mp_join_shared_size(int nworkers)
+{
+	return add_size(offsetof(mp_join_shared, reports),
+					mul_size(nworkers + 1, sizeof(mp_join_part_report)));
+}
+
+void
+mp_join_shared_init(mp_join_shared *sh, int nworkers)
+{
+	memset(sh, 0, mp_join_shared_size(nworkers));
+	BarrierInit(&sh->build, 0);
+	SpinLockInit(&sh->mutex);
+	sh->chunks = sh->parts = sh->sorted_keys = sh->sorted_rows = InvalidDsaPointer;
+	sh->nworkers = nworkers;
+}
+
+static void
+free_list(dsa_area *area, dsa_pointer dp)
+{
+	while (DsaPointerIsValid(dp))
+	{
+		dsa_pointer next = ((shared_link *) dsa_get_address(area, dp))->next;
+
+		dsa_free(area, dp);
+		dp = next;
+	}
+}
+
+/* Before a rescan builds it again: what the last build held is freed. */
+void
+mp_join_shared_reset(mp_join_shared *sh, dsa_area *area)
+{
+	if (area)
+	{
+		free_list(area, sh->chunks);
+		free_list(area, sh->parts);
+		if (DsaPointerIsValid(sh->sorted_keys))
+			dsa_free(area, sh->sorted_keys);
+		if (DsaPointerIsValid(sh->sorted_rows))
+			dsa_free(area, sh->sorted_rows);
+	}
+	mp_join_shared_init(sh, sh->nworkers);
+}
+
+mp_join_part_report *
+mp_join_report_slot(mp_join_shared *sh)
+{
+	int			slot = IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+
+	return slot >= 0 && slot <= sh->nworkers ? &sh->reports[slot] : NULL;
+}
+
+mp_join_part_report *
+mp_join_copy_reports(const mp_join_shared *sh, int *n)
+{
+	mp_join_part_report *copy = palloc((sh->nworkers + 1) * sizeof(mp_join_part_report));
+
+	memcpy(copy, sh->reports, (sh->nworkers + 1) * sizeof(mp_join_part_report));
+	*n = sh->nworkers + 1;
+	return copy;
+}
+
+void
+mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_key_kind kind,
+					 AttrNumber key_col)
+{
+	memset(in, 0, sizeof(*in));
+	in->sh = sh;
+	in->area = area;
+	in->kind = kind;
+	in->key_bytes = mp_key_kind_bits(kind) <= 32 ? 4 : 8;
+	in->key_col = key_col;
+}
+
+/* A new allocation of the DSA, put on the list at *head. */
+static void *
+shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, dsa_pointer *dp)
+{
+	shared_link *link;
+
+	*dp = dsa_allocate_extended(in->area, bytes, DSA_ALLOC_HUGE);
+	link = dsa_get_address(in->area, *dp);
+	link->n = n;
+	SpinLockAcquire(&in->sh->mutex);
+	link->next = *head;
+	*head = *dp;
+	SpinLockRelease(&in->sh->mutex);
+	return link;
+}
+
+/* Room for a tuple of len bytes in the chunk, or in a new one. */
+static void *
+room_in_chunk(void *arg, Size len)
+{
+	mp_join_inner *in = arg;
+	char	   *at;
+
+	len = MAXALIGN(len);
+	if (in->chunk == NULL || len > in->size - in->used)
+	{
+		in->size = Max(CHUNK_BYTES, LINK_BYTES + len);
+		in->chunk = shared_alloc(in, &in->sh->chunks, in->size, 0, &in->chunk_dp);
+		in->used = LINK_BYTES;
+	}
+	at = in->chunk + in->used;
+	in->used += len;
+	return at;
+}
+
+/* This participant's portion of the inner rows, into the shared memory. */
+static void
+read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
+{
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(input);
+		bool		isnull;
+		Datum		d;
+		MinimalTuple row;
+
+		if (TupIsNull(slot))
+			break;
+		d = slot_getattr(slot, in->key_col, &isnull);
+		if (isnull)
+			continue;
+		if (in->n == in->room)
+		{
+			in->room = in->room == 0 ? 65536 : in->room * 2;
+			in->keys = in->keys ? repalloc_huge(in->keys, in->room * sizeof(uint64)) :
+				palloc_extended(in->room * sizeof(uint64), MCXT_ALLOC_HUGE);
+			in->rows = in->rows ? repalloc_huge(in->rows, in->room * sizeof(dsa_pointer)) :
+				palloc_extended(in->room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+		}
+		in->keys[in->n] = mp_fold_key(in->kind, d);
+		row = mp_form_tuple(slot, room_in_chunk, in);
+		in->rows[in->n] = in->chunk_dp + ((char *) row - in->chunk);
+		in->n++;
+	}
+	if (report)
+		report->inner_rows = in->n;
+}
+
+/* The participant's keys and places published for the one who sorts. */
+static void
+publish(mp_join_inner *in)
+{
+	dsa_pointer dp;
+	char	   *part;
+
+	if (in->n > 0)
+	{
+		part = shared_alloc(in, &in->sh->parts,
+							LINK_BYTES + in->n * (sizeof(uint64) + sizeof(dsa_pointer)), in->n,
+							&dp);
+		memcpy(part + LINK_BYTES, in->keys, in->n * sizeof(uint64));
+		memcpy(part + LINK_BYTES + in->n * sizeof(uint64), in->rows,
+			   in->n * sizeof(dsa_pointer));
+	}
+	if (in->keys)
+		pfree(in->keys);
+	if (in->rows)
+		pfree(in->rows);
+	in->keys = NULL;
+	in->rows = NULL;
+	in->n = in->room = 0;
+	in->chunk = NULL;
+}
+
+/* The sort of every key, as mp_run's work. */
+typedef struct sort_work
+{
+	mp_row_keys keys;
+	int			bits;
+	int64		n;
+	uint32	   *perm;
+} sort_work;
+
+static mp_status
+sort_keys(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	sort_work  *w = ctx;
+	void	   *scratch;
+	mp_status	st;
+
+	memset(timing, 0, sizeof(*timing));
+	if (gpu)
+		return mp_gpu_sort_rows(&w->keys, w->n, w->perm, poll, timing);
+	scratch = palloc_extended(Max(mp_cpu_sort_rows_scratch(w->n), 1), MCXT_ALLOC_HUGE);
+	st = mp_cpu_sort_rows(&w->keys, w->n, w->perm, scratch, poll);
+	pfree(scratch);
+	return st;
+}
+
+/*
+ * The elected participant's part: every published key sorted, the keys and
+ * the rows' places written out in key order.
+ */
+static void
+sort_all(mp_join_inner *in, mp_join_part_report *report)
+{
+	mp_join_shared *sh = in->sh;
+	double		t0 = mp_now_ms();
+	int64		n = 0,
+				at = 0;
+	dsa_pointer dp;
+	char	   *keys;
+	dsa_pointer *rows;
+	sort_work	w = {{0}};
+	mp_run_report run;
+
+	for (dp = sh->parts; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+
+		n += link->n;
+		dp = link->next;
+	}
+	if (n >= (int64) PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("MergepathJoin cannot hold " INT64_FORMAT " inner rows in parallel", n),
+				 errhint("Set max_parallel_workers_per_gather to 0 for this query.")));
+	sh->nkeyed = n;
+	if (n == 0)
+		return;
+
+	/* the parts' keys (narrowed to their width) and places, side by side */
+	keys = palloc_extended(n * in->key_bytes, MCXT_ALLOC_HUGE);
+	rows = palloc_extended(n * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+	for (dp = sh->parts; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+		const uint64 *pk = (const uint64 *) ((char *) link + LINK_BYTES);
+
+		if (in->key_bytes == 4)
+			for (int64 i = 0; i < link->n; i++)
+				((uint32 *) keys)[at + i] = (uint32) pk[i];
+		else
+			memcpy(keys + at * 8, pk, link->n * sizeof(uint64));
+		memcpy(rows + at, pk + link->n, link->n * sizeof(dsa_pointer));
+		at += link->n;
+		dp = link->next;
+	}
+	free_list(in->area, sh->parts);
+	sh->parts = InvalidDsaPointer;
+
+	w.bits = mp_key_kind_bits(in->kind);
+	w.keys.nwords = 1;
+	w.keys.word_bytes = in->key_bytes;
+	w.keys.bits = &w.bits;
+	w.keys.words = keys;
+	w.n = n;
+	w.perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+	(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, n, &w, sort_keys, &run);
+	sh->sorted_on_gpu = run.used_gpu;
+	strlcpy(sh->note, run.note, sizeof(sh->note));
+
+	/* in key order: the keys signed, and the places */
+	sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
+	sh->sorted_rows = dsa_allocate_extended(in->area, n * sizeof(dsa_pointer), DSA_ALLOC_HUGE);
+	mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, w.perm, n,
+				  mp_cpu_threads);
+	mp_cpu_gather(dsa_get_address(in->area, sh->sorted_rows), rows, sizeof(dsa_pointer), w.perm,
+				  n, mp_cpu_threads);
+	if (in->key_bytes == 4)
+	{
+		uint32	   *out = dsa_get_address(in->area, sh->sorted_keys);
+
+		for (int64 k = 0; k < n; k++)
+			out[k] ^= UINT32_C(0x80000000);
+	}
+	else
+	{
+		uint64	   *out = dsa_get_address(in->area, sh->sorted_keys);
+
+		for (int64 k = 0; k < n; k++)
+			out[k] ^= UINT64_C(0x8000000000000000);
+	}
+	pfree(keys);
+	pfree(rows);
+	pfree(w.perm);
+	if (report)
+	{
+		report->sort_ms = mp_now_ms() - t0;
+		report->sorted_here = true;
+		report->sort_gpu = run.used_gpu;
+	}
+}
+
+/*
+ * The shared inner side, built with the others (or found built): on return
+ * the sorted keys and rows are there to search.
+ */
+void
+mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
+{
+	mp_join_shared *sh = in->sh;
+	int			phase = BarrierAttach(&sh->build);
+
+	if (phase == BUILD_READ)
+	{
+		read_rows(in, input, report);
+		publish(in);
+		if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
+			sort_all(in, report);
+		phase = BUILD_SORT;
+	}
+	if (phase == BUILD_SORT)
+		BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
+	BarrierDetach(&sh->build);
+
+	in->nkeyed = sh->nkeyed;
+	if (report)
+		report->shared_rows = sh->nkeyed;
+	in->sorted_on_gpu = sh->sorted_on_gpu;
+	strlcpy(in->note, sh->note, sizeof(in->note));
+	if (in->nkeyed > 0)
+	{
+		in->sorted_keys = dsa_get_address(in->area, sh->sorted_keys);
+		in->sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
+	}
+	in->built = true;
+}
+
+/* Forgets the pointers into the shared memory (before a rescan). */
+void
+mp_join_inner_forget(mp_join_inner *in)
+{
+	if (in->keys)
+		pfree(in->keys);
+	if (in->rows)
+		pfree(in->rows);
+	in->keys = NULL;
+	in->rows = NULL;
+	in->n = in->room = 0;
+	in->chunk = NULL;
+	in->sorted_keys = NULL;
+	in->sorted_rows = NULL;
+	in->nkeyed = 0;
+	in->built = false;
+}

@@ -1,0 +1,91 @@
+/*
+ * join_shared.h
+ *		The inner side of a parallel MergepathJoin, read by every participant
+ *		into the query's shared memory and sorted once (join_shared.c).
+ */
+#ifndef JOIN_SHARED_H
+#define JOIN_SHARED_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "utils/dsa.h"
+
+#include "../run/mp_run.h"
+#include "mp_nodes.h"
+
+/* What a participant did, for EXPLAIN ANALYZE's per-worker lines. */
+typedef struct mp_join_part_report
+{
+	bool		ran;
+	bool		sorted_here;	/* it was the one to sort the inner side */
+	bool		sort_gpu;		/* ... on the GPU */
+	bool		any_gpu;		/* its batches ran on the GPU, some of them */
+	int64		inner_rows;		/* inner rows it read into shared memory */
+	int64		shared_rows;	/* inner rows with a key, all participants' */
+	int64		outer_rows;		/* outer rows it joined */
+	int			batches;
+	double		inner_ms;		/* reading the inner side, waiting for the others */
+	double		sort_ms;		/* the inner sort, where it was the one to sort */
+	double		outer_ms;		/* reading its outer rows */
+	double		match_ms;		/* its batches' sorts and searches */
+	double		order_ms;		/* putting its batches' rows in key order */
+	Size		peak_bytes;
+} mp_join_part_report;
+
+/* In the DSM segment, with a report for the leader and each worker. */
+typedef struct mp_join_shared mp_join_shared;
+
+extern Size mp_join_shared_size(int nworkers);
+extern void mp_join_shared_init(mp_join_shared *sh, int nworkers);
+extern void mp_join_shared_reset(mp_join_shared *sh, dsa_area *area);
+
+/* A participant's view of it. */
+typedef struct mp_join_inner
+{
+	mp_join_shared *sh;
+	dsa_area   *area;
+	mp_key_kind kind;
+	int			key_bytes;
+	AttrNumber	key_col;
+
+	/* while reading: the rows' tuples go into chunks, keys and places here */
+	char	   *chunk;
+	dsa_pointer chunk_dp;
+	Size		used;
+	Size		size;
+	uint64	   *keys;
+	dsa_pointer *rows;
+	int64		n;
+	int64		room;
+
+	/* once built: the keys in order, signed (the search's input), and rows */
+	const void *sorted_keys;
+	const dsa_pointer *sorted_rows;
+	int64		nkeyed;
+	bool		built;
+	bool		sorted_on_gpu;
+	char		note[128];
+} mp_join_inner;
+
+extern void mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area,
+								 mp_key_kind kind, AttrNumber key_col);
+extern void mp_join_inner_build(mp_join_inner *in, PlanState *input,
+								mp_join_part_report *report);
+extern void mp_join_inner_forget(mp_join_inner *in);
+
+/* The inner row of key k, in key order. */
+static inline MinimalTuple
+mp_join_inner_row(const mp_join_inner *in, int64 k)
+{
+	return (MinimalTuple) dsa_get_address(in->area, in->sorted_rows[k]);
+}
+
+/* This participant's report in the shared memory, or NULL. */
+extern mp_join_part_report *mp_join_report_slot(mp_join_shared *sh);
+
+/* The reports of all participants copied out (the leader's first). */
+extern mp_join_part_report *mp_join_copy_reports(const mp_join_shared *sh, int *n);
+
+#endif							/* JOIN_SHARED_H */
