@@ -66,6 +66,7 @@ ANALYZE qempty;
 
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(a.id + b.id) FROM qa a JOIN qb b USING (i8);
+EXPLAIN (COSTS OFF) SELECT count(*), count(a.id), count(b.id) FROM qa a FULL JOIN qb b USING (i4);
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 
 SELECT key, check_parallel(format('SELECT a.id, b.id, b.note FROM qa a JOIN qb b USING (%I) WHERE a.id %% 7 = 0', key))
@@ -73,8 +74,8 @@ FROM unnest(ARRAY['b', 'i2', 'i4', 'i8', 'f4', 'f8', 'd', 'ts', 'o']) key
 WHERE key <> 'b';
 SELECT check_parallel('SELECT count(*), sum(a.id), sum(b.id) FROM qa a JOIN qb b USING (b)') AS "bool key";
 
--- every join type; those returning unmatched inner rows are not run in
--- parallel over a shared inner side
+-- every join type: a RIGHT or FULL join's unmatched inner rows (NULL keys
+-- among them) come once, from the last participant to finish
 SELECT kind, check_parallel(q)
 FROM (VALUES ('inner', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)'),
              ('inner, filter', 'SELECT a.id, b.id FROM qa a JOIN qb b ON a.i4 = b.i4 AND a.id % 5 <> b.id % 3'),
@@ -86,6 +87,11 @@ FROM (VALUES ('inner', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)'),
              ('anti, filter', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.d = a.d AND b.id < a.id)'),
              ('right', 'SELECT a.id, b.id FROM qa a RIGHT JOIN qb b USING (i4)'),
              ('full', 'SELECT a.id, b.id FROM qa a FULL JOIN qb b USING (i4)'),
+             ('full, filter', 'SELECT a.id, b.id, b.note FROM qa a FULL JOIN qb b ON a.i8 = b.i8 AND a.id % 3 = b.id % 4'),
+             ('full, few matches', 'SELECT a.id, b.id FROM qa a FULL JOIN qb b ON a.i4 = b.i4 + 3000'),
+             ('right, small outer', 'SELECT a.id, b.id FROM (SELECT * FROM qa WHERE id < 300) a RIGHT JOIN qb b USING (i4)'),
+             ('no inner row, full', 'SELECT a.id, b.id FROM qa a FULL JOIN (SELECT * FROM qb WHERE id < 0) b USING (i4)'),
+             ('no outer row, full', 'SELECT a.id, b.id FROM (SELECT * FROM qa WHERE id < 0) a FULL JOIN qb b USING (i4)'),
              ('empty inner', 'SELECT a.id, b.id FROM qa a JOIN qempty b USING (i4)'),
              ('empty inner, left', 'SELECT a.id, b.id FROM qa a LEFT JOIN qempty b USING (i4)'),
              ('empty inner, anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qempty b WHERE b.i4 = a.i4)'),
@@ -101,6 +107,7 @@ FROM (VALUES ('inner', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)'),
 -- without the leader, and with one worker
 SET parallel_leader_participation = off;
 SELECT check_parallel('SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)') AS "workers only";
+SELECT check_parallel('SELECT a.id, b.id FROM qa a FULL JOIN qb b USING (i4)') AS "workers only, full";
 RESET parallel_leader_participation;
 SET max_parallel_workers_per_gather = 1;
 SELECT check_parallel('SELECT a.id, b.id FROM qa a LEFT JOIN qb b USING (i8)') AS "one worker";
@@ -108,6 +115,7 @@ SET max_parallel_workers_per_gather = 4;
 -- no worker launched: the leader alone reads both sides
 SET max_parallel_workers = 0;
 SELECT check_parallel('SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)') AS "no worker launched";
+SELECT check_parallel('SELECT a.id, b.id FROM qa a FULL JOIN qb b USING (i4)') AS "no worker launched, full";
 RESET max_parallel_workers;
 
 -- a participant's memory smaller than its outer rows: several batches each
@@ -115,7 +123,8 @@ SET work_mem = '64kB';
 SELECT kind, check_parallel(q)
 FROM (VALUES ('inner', 'SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'),
              ('left', 'SELECT a.id, b.id FROM qa a LEFT JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'),
-             ('anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.i4 = a.i4 AND b.id <= 3000)'))
+             ('anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.i4 = a.i4 AND b.id <= 3000)'),
+             ('full', 'SELECT a.id, b.id FROM qa a FULL JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'))
        AS t(kind, q);
 CREATE FUNCTION batches(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -144,8 +153,12 @@ SELECT v.x, s.c, s.s FROM (SELECT count(*) c, sum(a.id) s FROM qa a JOIN qb b US
   RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
 SELECT v.x, s.c, s.s FROM (SELECT count(*) c, sum(a.id) s FROM qa a JOIN qb b USING (i4)) s
   RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
+SELECT v.x, s.* FROM (SELECT count(*), count(a.id), count(b.id) FROM qa a FULL JOIN qb b USING (i4)) s
+  RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_material;
 SET mergepath.enable_join = off;
+SELECT v.x, s.* FROM (SELECT count(*), count(a.id), count(b.id) FROM qa a FULL JOIN qb b USING (i4)) s
+  RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
 SELECT v.x, s.c, s.s FROM (SELECT count(*) c, sum(a.id) s FROM qa a JOIN qb b USING (i4)) s
   RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true;
 RESET mergepath.enable_join;
@@ -156,6 +169,17 @@ RESET mergepath.enable_join;
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
 SELECT count(*) FROM qa a JOIN qb b ON a.i4 = b.i4 AND a.id / (b.id - b.id) > 0;
 SELECT count(*) FROM qa a JOIN qb b USING (i4);
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+
+-- a cancel while the participants read the inner side (one waiting at the
+-- barrier for the others), and while they probe; then the same query runs
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SET statement_timeout = '300ms';
+SELECT count(*) FROM qa a JOIN (SELECT * FROM qb WHERE pg_sleep(0.001) IS NOT NULL) b USING (i4);
+SELECT count(*) FROM qa a JOIN qb b ON a.i4 = b.i4 AND pg_sleep(0.001) IS NOT NULL;
+SELECT count(*) FROM qa a FULL JOIN qb b ON a.i4 = b.i4 AND pg_sleep(0.001) IS NOT NULL;
+RESET statement_timeout;
+SELECT count(*) FROM qa a FULL JOIN qb b USING (i4);
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 \set VERBOSITY default
 

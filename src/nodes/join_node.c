@@ -733,7 +733,7 @@ restart_output(MergepathJoinState *state)
 	state->iflush = 0;
 	state->onull = state->outer.nkeyed;
 	state->scan_outer = state->scan_inner = -2;
-	if (state->matched)
+	if (state->matched && !state->sinner.built)
 		memset(state->matched, 0, Max(state->inner.nkeyed, 1));
 }
 
@@ -789,7 +789,9 @@ match_rows(MergepathJoinState *state)
 		sides[s]->keys = sides[s]->sorted_keys = NULL;
 		sides[s]->keyed = sides[s]->perm = NULL;
 	}
-	if (state->inner.keep_nulls)
+	if (state->sinner.built)
+		state->matched = state->sinner.matched;
+	else if (state->inner.keep_nulls)
 		state->matched = mp_big_alloc(&state->big, Max(state->inner.nkeyed, 1));
 	note_peak(state);
 	mp_big_trim(&state->big);
@@ -918,6 +920,24 @@ load_outer_batch(MergepathJoinState *state)
 }
 
 /*
+ * A parallel RIGHT or FULL join's last pass, in the last participant to
+ * finish its outer rows: the inner rows that no participant matched.
+ */
+static bool
+unmatched_pass(MergepathJoinState *state)
+{
+	if (!state->inner.keep_nulls || !mp_join_inner_probe_done(&state->sinner))
+		return false;
+	forget_rows(state);
+	state->inner.nrows = state->sinner.nrows;
+	state->matched = state->sinner.matched;
+	state->phase = PHASE_INNER_REST;
+	state->iflush = 0;
+	state->scan_outer = state->scan_inner = -2;
+	return true;
+}
+
+/*
  * A parallel join's start: the shared inner side built with the others
  * (or found built), then the first batch of outer rows.
  */
@@ -930,8 +950,15 @@ start_shared(MergepathJoinState *state)
 	if (state->report)
 		state->report->ran = true;
 	mp_join_inner_attach(&state->sinner, state->shared, state->area, state->kind,
-						 state->inner.key_col);
+						 state->inner.key_col, state->inner.keep_nulls);
 	mp_join_inner_build(&state->sinner, state->inner.ps, state->report);
+	if (state->sinner.late)
+	{
+		/* the others have read every outer row and returned what is unmatched */
+		state->ready = true;
+		state->phase = PHASE_END;
+		return;
+	}
 	state->read_ms = mp_now_ms() - t0;
 	state->outer_ms = 0;
 	if (state->report)
@@ -1054,8 +1081,11 @@ next_row(MergepathJoinState *state)
 				{
 					int64		lo = state->lower[state->oi];
 
-					/* inner rows below this key are done: the unmatched ones first */
-					if (inner->keep_nulls && state->iflush < lo)
+					/*
+					 * inner rows below this key are done: the unmatched ones
+					 * first (a parallel join's wait for every participant)
+					 */
+					if (inner->keep_nulls && !state->sinner.built && state->iflush < lo)
 					{
 						int64		r = state->iflush++;
 
@@ -1171,7 +1201,7 @@ join_exec(CustomScanState *node)
 		{
 			if (state->spilled && load_batch(state))
 				continue;
-			if (state->sinner.built && load_outer_batch(state))
+			if (state->sinner.built && (load_outer_batch(state) || unmatched_pass(state)))
 				continue;
 			state->phase = PHASE_END;
 			note_peak(state);

@@ -275,8 +275,10 @@ worker_share(double rows, int workers)
 }
 
 /*
- * The parallel join over a shared inner side: both inputs partial, for the
- * join types whose unmatched inner rows are not returned.  Its inner rows
+ * The parallel join over a shared inner side: both inputs partial, for every
+ * join type (a RIGHT or FULL join's unmatched inner rows come from the last
+ * participant to finish, which PostgreSQL 15's Parallel Hash Join cannot
+ * do).  Its inner rows
  * must fit the memory Parallel Hash Join counts for its table (hash_mem x
  * participants); the outer rows go through in batches of a participant's
  * memory.  Costed per participant: its shares of both inputs kept and of
@@ -347,9 +349,7 @@ join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!find_key(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist, &key))
 		return;
 	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL &&
-		innerrel->partial_pathlist != NIL &&
-		(jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_SEMI ||
-		 jointype == JOIN_ANTI))
+		innerrel->partial_pathlist != NIL)
 		add_shared_path(root, joinrel, outerrel, innerrel, jointype, extra, &key);
 	if (held_bytes(outerrel->rows, outerrel->reltarget->width,
 				   list_length(outerrel->reltarget->exprs) + 1) +

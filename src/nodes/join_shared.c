@@ -4,11 +4,11 @@
  *		shared memory and sorted once, for every participant to search.
  *
  * Every participant that starts while the inner side is being read reads
- * its portion of the partial inner input: each row (its key not NULL: the
- * join types run in parallel never return an unmatched inner row) goes as
- * a minimal tuple into chunks of the query's dynamic shared memory area
- * (DSA), and its folded key and the tuple's place into the participant's
- * own arrays, published to the others when its portion ends.  A barrier
+ * its portion of the partial inner input: each row goes as a minimal tuple
+ * into chunks of the query's dynamic shared memory area (DSA), and its
+ * folded key and the tuple's place into the participant's own arrays,
+ * published to the others when its portion ends.  A row with a NULL key
+ * never matches: it is kept only for a RIGHT or FULL join, which returns it.  A barrier
  * then elects one participant, which sorts every key (with the row of
  * each) on the backend the settings choose and writes them out in key
  * order, signed (the sorted search's order); the others wait at the
@@ -16,6 +16,13 @@
  * build.  A participant that starts later finds the inner side built and
  * goes straight to its outer rows.  Nothing waits after that, so a worker
  * that fills its queue to the leader never holds the others up.
+ *
+ * A RIGHT or FULL join returns the inner rows that no participant matched.
+ * Each participant marks the inner rows its pairs match in a flag array in
+ * the shared memory, and the last participant to finish its outer rows
+ * (a second barrier, which each attaches to before it reads and leaves
+ * without waiting) returns the unmatched ones: a participant that comes
+ * after that finds the outer input used up and returns nothing.
  *
  * The chunks and arrays live until the query ends, or until a rescan of
  * the Gather above starts the build again (mp_join_shared_reset).
@@ -35,6 +42,10 @@
 #define BUILD_SORT	1				/* one sorts it, the others wait */
 #define BUILD_DONE	2
 
+/* The probe's phases (RIGHT and FULL joins). */
+#define PROBE_RUNNING 0
+#define PROBE_DONE	1
+
 /* Tuples go into chunks of the DSA of this size (a larger row gets its own). */
 #define CHUNK_BYTES ((Size) 4 << 20)
 
@@ -42,7 +53,8 @@
 typedef struct shared_link
 {
 	dsa_pointer next;
-	int64		n;				/* a part's rows: n keys (uint64), then n places */
+	int64		n;				/* a part's rows: n keys (uint64), then n places, */
+	int64		nnull;			/* then the places of nnull rows with a NULL key */
 } shared_link;
 
 #define LINK_BYTES MAXALIGN(sizeof(shared_link))
@@ -50,12 +62,15 @@ typedef struct shared_link
 struct mp_join_shared
 {
 	Barrier		build;
+	Barrier		probe;
 	slock_t		mutex;
 	dsa_pointer chunks;			/* the tuples' chunks */
 	dsa_pointer parts;			/* the participants' keys and places, until sorted */
 	int64		nkeyed;
+	int64		nnull;
 	dsa_pointer sorted_keys;
-	dsa_pointer sorted_rows;
+	dsa_pointer sorted_rows;	/* nkeyed in key order, then the nnull others */
+	dsa_pointer matched;		/* a flag for each of the nkeyed (RIGHT, FULL) */
 	bool		sorted_on_gpu;
 	char		note[128];
 	int			nworkers;
@@ -74,8 +89,10 @@ mp_join_shared_init(mp_join_shared *sh, int nworkers)
 {
 	memset(sh, 0, mp_join_shared_size(nworkers));
 	BarrierInit(&sh->build, 0);
+	BarrierInit(&sh->probe, 0);
 	SpinLockInit(&sh->mutex);
-	sh->chunks = sh->parts = sh->sorted_keys = sh->sorted_rows = InvalidDsaPointer;
+	sh->chunks = sh->parts = sh->sorted_keys = sh->sorted_rows = sh->matched =
+		InvalidDsaPointer;
 	sh->nworkers = nworkers;
 }
 
@@ -103,6 +120,8 @@ mp_join_shared_reset(mp_join_shared *sh, dsa_area *area)
 			dsa_free(area, sh->sorted_keys);
 		if (DsaPointerIsValid(sh->sorted_rows))
 			dsa_free(area, sh->sorted_rows);
+		if (DsaPointerIsValid(sh->matched))
+			dsa_free(area, sh->matched);
 	}
 	mp_join_shared_init(sh, sh->nworkers);
 }
@@ -127,7 +146,7 @@ mp_join_copy_reports(const mp_join_shared *sh, int *n)
 
 void
 mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_key_kind kind,
-					 AttrNumber key_col)
+					 AttrNumber key_col, bool keep_nulls)
 {
 	memset(in, 0, sizeof(*in));
 	in->sh = sh;
@@ -135,17 +154,20 @@ mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_k
 	in->kind = kind;
 	in->key_bytes = mp_key_kind_bits(kind) <= 32 ? 4 : 8;
 	in->key_col = key_col;
+	in->keep_nulls = keep_nulls;
 }
 
 /* A new allocation of the DSA, put on the list at *head. */
 static void *
-shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, dsa_pointer *dp)
+shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nnull,
+			 dsa_pointer *dp)
 {
 	shared_link *link;
 
 	*dp = dsa_allocate_extended(in->area, bytes, DSA_ALLOC_HUGE);
 	link = dsa_get_address(in->area, *dp);
 	link->n = n;
+	link->nnull = nnull;
 	SpinLockAcquire(&in->sh->mutex);
 	link->next = *head;
 	*head = *dp;
@@ -164,7 +186,7 @@ room_in_chunk(void *arg, Size len)
 	if (in->chunk == NULL || len > in->size - in->used)
 	{
 		in->size = Max(CHUNK_BYTES, LINK_BYTES + len);
-		in->chunk = shared_alloc(in, &in->sh->chunks, in->size, 0, &in->chunk_dp);
+		in->chunk = shared_alloc(in, &in->sh->chunks, in->size, 0, 0, &in->chunk_dp);
 		in->used = LINK_BYTES;
 	}
 	at = in->chunk + in->used;
@@ -187,7 +209,20 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 			break;
 		d = slot_getattr(slot, in->key_col, &isnull);
 		if (isnull)
+		{
+			if (!in->keep_nulls)
+				continue;
+			if (in->nnull == in->null_room)
+			{
+				in->null_room = in->null_room == 0 ? 1024 : in->null_room * 2;
+				in->null_rows = in->null_rows ?
+					repalloc_huge(in->null_rows, in->null_room * sizeof(dsa_pointer)) :
+					palloc_extended(in->null_room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+			}
+			row = mp_form_tuple(slot, room_in_chunk, in);
+			in->null_rows[in->nnull++] = in->chunk_dp + ((char *) row - in->chunk);
 			continue;
+		}
 		if (in->n == in->room)
 		{
 			in->room = in->room == 0 ? 65536 : in->room * 2;
@@ -202,7 +237,7 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 		in->n++;
 	}
 	if (report)
-		report->inner_rows = in->n;
+		report->inner_rows = in->n + in->nnull;
 }
 
 /* The participant's keys and places published for the one who sorts. */
@@ -212,23 +247,19 @@ publish(mp_join_inner *in)
 	dsa_pointer dp;
 	char	   *part;
 
-	if (in->n > 0)
+	if (in->n + in->nnull > 0)
 	{
 		part = shared_alloc(in, &in->sh->parts,
-							LINK_BYTES + in->n * (sizeof(uint64) + sizeof(dsa_pointer)), in->n,
-							&dp);
-		memcpy(part + LINK_BYTES, in->keys, in->n * sizeof(uint64));
-		memcpy(part + LINK_BYTES + in->n * sizeof(uint64), in->rows,
-			   in->n * sizeof(dsa_pointer));
+							LINK_BYTES + in->n * (sizeof(uint64) + sizeof(dsa_pointer)) +
+							in->nnull * sizeof(dsa_pointer), in->n, in->nnull, &dp);
+		part += LINK_BYTES;
+		memcpy(part, in->keys, in->n * sizeof(uint64));
+		part += in->n * sizeof(uint64);
+		memcpy(part, in->rows, in->n * sizeof(dsa_pointer));
+		part += in->n * sizeof(dsa_pointer);
+		memcpy(part, in->null_rows, in->nnull * sizeof(dsa_pointer));
 	}
-	if (in->keys)
-		pfree(in->keys);
-	if (in->rows)
-		pfree(in->rows);
-	in->keys = NULL;
-	in->rows = NULL;
-	in->n = in->room = 0;
-	in->chunk = NULL;
+	mp_join_inner_forget(in);
 }
 
 /* The sort of every key, as mp_run's work. */
@@ -266,18 +297,22 @@ sort_all(mp_join_inner *in, mp_join_part_report *report)
 	mp_join_shared *sh = in->sh;
 	double		t0 = mp_now_ms();
 	int64		n = 0,
-				at = 0;
+				nnull = 0,
+				at = 0,
+				null_at = 0;
 	dsa_pointer dp;
 	char	   *keys;
-	dsa_pointer *rows;
+	dsa_pointer *rows,
+			   *sorted_rows;
 	sort_work	w = {{0}};
-	mp_run_report run;
+	mp_run_report run = {0};
 
 	for (dp = sh->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
 
 		n += link->n;
+		nnull += link->nnull;
 		dp = link->next;
 	}
 	if (n >= (int64) PG_INT32_MAX)
@@ -286,64 +321,79 @@ sort_all(mp_join_inner *in, mp_join_part_report *report)
 				 errmsg("MergepathJoin cannot hold " INT64_FORMAT " inner rows in parallel", n),
 				 errhint("Set max_parallel_workers_per_gather to 0 for this query.")));
 	sh->nkeyed = n;
-	if (n == 0)
+	sh->nnull = nnull;
+	if (n + nnull == 0)
 		return;
 
-	/* the parts' keys (narrowed to their width) and places, side by side */
-	keys = palloc_extended(n * in->key_bytes, MCXT_ALLOC_HUGE);
-	rows = palloc_extended(n * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+	/*
+	 * The parts' keys (narrowed to their width) and places side by side, and
+	 * the places of the rows with a NULL key after the others'
+	 */
+	keys = palloc_extended(Max(n, 1) * in->key_bytes, MCXT_ALLOC_HUGE);
+	rows = palloc_extended(Max(n, 1) * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+	sh->sorted_rows = dsa_allocate_extended(in->area, (n + nnull) * sizeof(dsa_pointer),
+											DSA_ALLOC_HUGE);
+	sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
 	for (dp = sh->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
 		const uint64 *pk = (const uint64 *) ((char *) link + LINK_BYTES);
+		const dsa_pointer *places = (const dsa_pointer *) (pk + link->n);
 
 		if (in->key_bytes == 4)
 			for (int64 i = 0; i < link->n; i++)
 				((uint32 *) keys)[at + i] = (uint32) pk[i];
 		else
 			memcpy(keys + at * 8, pk, link->n * sizeof(uint64));
-		memcpy(rows + at, pk + link->n, link->n * sizeof(dsa_pointer));
+		memcpy(rows + at, places, link->n * sizeof(dsa_pointer));
+		memcpy(sorted_rows + n + null_at, places + link->n, link->nnull * sizeof(dsa_pointer));
 		at += link->n;
+		null_at += link->nnull;
 		dp = link->next;
 	}
 	free_list(in->area, sh->parts);
 	sh->parts = InvalidDsaPointer;
-
-	w.bits = mp_key_kind_bits(in->kind);
-	w.keys.nwords = 1;
-	w.keys.word_bytes = in->key_bytes;
-	w.keys.bits = &w.bits;
-	w.keys.words = keys;
-	w.n = n;
-	w.perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
-	(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, n, &w, sort_keys, &run);
-	sh->sorted_on_gpu = run.used_gpu;
-	strlcpy(sh->note, run.note, sizeof(sh->note));
-
-	/* in key order: the keys signed, and the places */
-	sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
-	sh->sorted_rows = dsa_allocate_extended(in->area, n * sizeof(dsa_pointer), DSA_ALLOC_HUGE);
-	mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, w.perm, n,
-				  mp_cpu_threads);
-	mp_cpu_gather(dsa_get_address(in->area, sh->sorted_rows), rows, sizeof(dsa_pointer), w.perm,
-				  n, mp_cpu_threads);
-	if (in->key_bytes == 4)
+	if (in->keep_nulls && n > 0)
 	{
-		uint32	   *out = dsa_get_address(in->area, sh->sorted_keys);
-
-		for (int64 k = 0; k < n; k++)
-			out[k] ^= UINT32_C(0x80000000);
+		sh->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
 	}
-	else
-	{
-		uint64	   *out = dsa_get_address(in->area, sh->sorted_keys);
 
-		for (int64 k = 0; k < n; k++)
-			out[k] ^= UINT64_C(0x8000000000000000);
+	if (n > 0)
+	{
+		w.bits = mp_key_kind_bits(in->kind);
+		w.keys.nwords = 1;
+		w.keys.word_bytes = in->key_bytes;
+		w.keys.bits = &w.bits;
+		w.keys.words = keys;
+		w.n = n;
+		w.perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, n, &w, sort_keys, &run);
+		sh->sorted_on_gpu = run.used_gpu;
+		strlcpy(sh->note, run.note, sizeof(sh->note));
+
+		/* in key order: the keys signed, and the places */
+		sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
+		mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, w.perm,
+					  n, mp_cpu_threads);
+		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), w.perm, n, mp_cpu_threads);
+		if (in->key_bytes == 4)
+		{
+			uint32	   *out = dsa_get_address(in->area, sh->sorted_keys);
+
+			for (int64 k = 0; k < n; k++)
+				out[k] ^= UINT32_C(0x80000000);
+		}
+		else
+		{
+			uint64	   *out = dsa_get_address(in->area, sh->sorted_keys);
+
+			for (int64 k = 0; k < n; k++)
+				out[k] ^= UINT64_C(0x8000000000000000);
+		}
+		pfree(w.perm);
 	}
 	pfree(keys);
 	pfree(rows);
-	pfree(w.perm);
 	if (report)
 	{
 		report->sort_ms = mp_now_ms() - t0;
@@ -360,8 +410,21 @@ void
 mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 {
 	mp_join_shared *sh = in->sh;
-	int			phase = BarrierAttach(&sh->build);
+	int			phase;
 
+	/* a RIGHT or FULL join: one of those who probe, unless probing is over */
+	if (in->keep_nulls)
+	{
+		if (BarrierAttach(&sh->probe) != PROBE_RUNNING)
+		{
+			BarrierDetach(&sh->probe);
+			in->late = true;
+			return;
+		}
+		in->probing = true;
+	}
+
+	phase = BarrierAttach(&sh->build);
 	if (phase == BUILD_READ)
 	{
 		read_rows(in, input, report);
@@ -375,16 +438,31 @@ mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *re
 	BarrierDetach(&sh->build);
 
 	in->nkeyed = sh->nkeyed;
+	in->nrows = sh->nkeyed + sh->nnull;
 	if (report)
-		report->shared_rows = sh->nkeyed;
+		report->shared_rows = in->nrows;
 	in->sorted_on_gpu = sh->sorted_on_gpu;
 	strlcpy(in->note, sh->note, sizeof(in->note));
 	if (in->nkeyed > 0)
-	{
 		in->sorted_keys = dsa_get_address(in->area, sh->sorted_keys);
+	if (in->nrows > 0)
 		in->sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
-	}
+	if (DsaPointerIsValid(sh->matched))
+		in->matched = dsa_get_address(in->area, sh->matched);
 	in->built = true;
+}
+
+/*
+ * A RIGHT or FULL join's participant is done with its outer rows: true for
+ * the last of them, which is to return the inner rows nobody matched.
+ */
+bool
+mp_join_inner_probe_done(mp_join_inner *in)
+{
+	if (!in->probing)
+		return false;
+	in->probing = false;
+	return BarrierArriveAndDetach(&in->sh->probe);
 }
 
 /* Forgets the pointers into the shared memory (before a rescan). */
@@ -395,12 +473,16 @@ mp_join_inner_forget(mp_join_inner *in)
 		pfree(in->keys);
 	if (in->rows)
 		pfree(in->rows);
+	if (in->null_rows)
+		pfree(in->null_rows);
 	in->keys = NULL;
 	in->rows = NULL;
-	in->n = in->room = 0;
+	in->null_rows = NULL;
+	in->n = in->room = in->nnull = in->null_room = 0;
 	in->chunk = NULL;
 	in->sorted_keys = NULL;
 	in->sorted_rows = NULL;
-	in->nkeyed = 0;
+	in->matched = NULL;
+	in->nkeyed = in->nrows = 0;
 	in->built = false;
 }

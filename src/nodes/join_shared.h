@@ -49,6 +49,7 @@ typedef struct mp_join_inner
 	mp_key_kind kind;
 	int			key_bytes;
 	AttrNumber	key_col;
+	bool		keep_nulls;		/* RIGHT, FULL: unmatched inner rows are returned */
 
 	/* while reading: the rows' tuples go into chunks, keys and places here */
 	char	   *chunk;
@@ -59,23 +60,35 @@ typedef struct mp_join_inner
 	dsa_pointer *rows;
 	int64		n;
 	int64		room;
+	dsa_pointer *null_rows;		/* the places of rows with a NULL key */
+	int64		nnull;
+	int64		null_room;
 
-	/* once built: the keys in order, signed (the search's input), and rows */
+	/*
+	 * Once built: the keys in order, signed (the search's input), the rows
+	 * in key order followed by those with a NULL key (nrows in all), and for
+	 * RIGHT and FULL joins the flags of the rows matched so far.
+	 */
 	const void *sorted_keys;
 	const dsa_pointer *sorted_rows;
+	bool	   *matched;
 	int64		nkeyed;
+	int64		nrows;
 	bool		built;
+	bool		probing;		/* counted among the participants that probe */
+	bool		late;			/* came after the probe was over: returns nothing */
 	bool		sorted_on_gpu;
 	char		note[128];
 } mp_join_inner;
 
 extern void mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area,
-								 mp_key_kind kind, AttrNumber key_col);
+								 mp_key_kind kind, AttrNumber key_col, bool keep_nulls);
 extern void mp_join_inner_build(mp_join_inner *in, PlanState *input,
 								mp_join_part_report *report);
+extern bool mp_join_inner_probe_done(mp_join_inner *in);
 extern void mp_join_inner_forget(mp_join_inner *in);
 
-/* The inner row of key k, in key order. */
+/* The inner row k: in key order, then those with a NULL key. */
 static inline MinimalTuple
 mp_join_inner_row(const mp_join_inner *in, int64 k)
 {
