@@ -52,13 +52,13 @@ SELECT i, i % 3 = 0, (i % 700 - 350)::int2, CASE WHEN i % 53 = 0 THEN NULL ELSE 
        ((i * 101) % 5000)::int8 * 1000003 - 2000000000, ((i % 900) - 450) / 4.0, CASE WHEN i % 401 = 0 THEN 'NaN' ELSE (i % 1100) / 8.0 - 60 END,
        date '2020-01-01' + (i % 800), timestamp '2020-01-01' + (i % 900) * interval '1 hour',
        (i % 1200)::oid, 'a' || i
-FROM generate_series(1, 30000) i;
+FROM generate_series(1, 15000) i;
 INSERT INTO qb
 SELECT i, i % 5 = 0, (i % 500 - 200)::int2, CASE WHEN i % 41 = 0 THEN NULL ELSE (i * 13) % 5000 - 2500 END,
        ((i * 7) % 6000)::int8 * 1000003 - 2000000000, ((i % 700) - 300) / 4.0, CASE WHEN i % 307 = 0 THEN 'NaN' ELSE (i % 1300) / 8.0 - 70 END,
        date '2020-01-01' + (i % 1000), timestamp '2020-01-01' + (i % 700) * interval '1 hour',
        (i % 1500)::oid, repeat('b', i % 30)
-FROM generate_series(1, 12000) i;
+FROM generate_series(1, 6000) i;
 CREATE TABLE qempty (LIKE qb);
 ANALYZE qa;
 ANALYZE qb;
@@ -121,10 +121,10 @@ RESET max_parallel_workers;
 -- a participant's memory smaller than its outer rows: several batches each
 SET work_mem = '64kB';
 SELECT kind, check_parallel(q)
-FROM (VALUES ('inner', 'SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'),
-             ('left', 'SELECT a.id, b.id FROM qa a LEFT JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'),
-             ('anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.i4 = a.i4 AND b.id <= 3000)'),
-             ('full', 'SELECT a.id, b.id FROM qa a FULL JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)'))
+FROM (VALUES ('inner', 'SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 1500) b USING (i4)'),
+             ('left', 'SELECT a.id, b.id FROM qa a LEFT JOIN (SELECT * FROM qb WHERE id <= 1500) b USING (i4)'),
+             ('anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.i4 = a.i4 AND b.id <= 1500)'),
+             ('full', 'SELECT a.id, b.id FROM qa a FULL JOIN (SELECT * FROM qb WHERE id <= 1500) b USING (i4)'))
        AS t(kind, q);
 CREATE FUNCTION batches(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -142,7 +142,7 @@ BEGIN
   PERFORM set_config('enable_nestloop', 'on', true);
   RETURN CASE WHEN most > 1 THEN 'several batches' ELSE 'one batch' END;
 END $$;
-SELECT batches('SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 3000) b USING (i4)');
+SELECT batches('SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 1500) b USING (i4)');
 RESET work_mem;
 
 -- the Gather above rescanned (a nested loop's inner side, not materialized):
