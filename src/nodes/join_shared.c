@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/barrier.h"
 #include "storage/spin.h"
