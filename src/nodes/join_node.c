@@ -1056,6 +1056,21 @@ found(MergepathJoinState *state, int64 i, int64 j)
 }
 
 /*
+ * A shared inner side's tuples lie in the order the participants read them,
+ * not in key order: each outer row's first partner is a cache miss.  Its
+ * tuple is fetched this many outer rows ahead (the outer rows and their
+ * ranges are in key order and at hand).
+ */
+#define INNER_PREFETCH 16
+
+static inline void
+prefetch_inner(MergepathJoinState *state, int64 oi)
+{
+	if (oi < state->outer.nkeyed && state->lower[oi] < state->upper[oi])
+		__builtin_prefetch(mp_join_inner_row(&state->sinner, state->lower[oi]));
+}
+
+/*
  * The next row the join type returns, before the filters, into cur_outer
  * and cur_inner: a pair that passes the join clauses, or a row with NULLs
  * for the other side.  False when this batch's rows are done.
@@ -1097,6 +1112,8 @@ next_row(MergepathJoinState *state)
 					state->ihi = state->upper[state->oi];
 					state->o_matched = false;
 					state->o_started = true;
+					if (state->sinner.built)
+						prefetch_inner(state, state->oi + INNER_PREFETCH);
 				}
 				while (state->ij < state->ihi)
 				{
