@@ -962,7 +962,8 @@ start_shared(MergepathJoinState *state)
 	state->read_ms = mp_now_ms() - t0;
 	state->outer_ms = 0;
 	if (state->report)
-		state->report->inner_ms = state->read_ms - state->report->sort_ms;
+		state->report->inner_ms = state->read_ms - state->report->sort_ms -
+			state->report->merge_ms;
 	state->inner.nrows = 0;
 	state->outer_done = false;
 	state->deformed = -1;
@@ -1225,7 +1226,7 @@ join_exec(CustomScanState *node)
 			if (state->report)
 			{
 				state->report->batches = state->batches;
-				state->report->any_gpu = state->any_gpu;
+				state->report->any_gpu |= state->any_gpu;
 				state->report->outer_ms = state->outer_ms;
 				state->report->match_ms = state->match_ms;
 				state->report->order_ms = state->order_ms;
@@ -1410,18 +1411,21 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 		{
 			char		buf[160];
 
-			snprintf(buf, sizeof(buf), INT64_FORMAT " rows, sorted on %s by %s",
-					 sorter->shared_rows, sorter->sort_gpu ? "gpu" : "cpu",
+			snprintf(buf, sizeof(buf), INT64_FORMAT " rows, " INT64_FORMAT
+					 " sorted parts merged on %s by %s", sorter->shared_rows, sorter->shared_parts,
+					 sorter->sort_gpu ? "gpu" : "cpu",
 					 sorter == state->reports ? "the leader" : "a worker");
 			ExplainPropertyText("Shared Inner Rows", buf, es);
 			if (es->timing)
-				ExplainPropertyFloat("Shared Inner Sort Time", "ms", sorter->sort_ms, 3, es);
+				ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);
 		}
 		else
 		{
 			ExplainPropertyInteger("Shared Inner Rows", NULL, sorter->shared_rows, es);
-			ExplainPropertyText("Shared Inner Sort Backend", sorter->sort_gpu ? "gpu" : "cpu", es);
-			ExplainPropertyFloat("Shared Inner Sort Time", "ms", sorter->sort_ms, 3, es);
+			ExplainPropertyInteger("Shared Inner Parts", NULL, sorter->shared_parts, es);
+			ExplainPropertyText("Shared Inner Merge Backend", sorter->sort_gpu ? "gpu" : "cpu",
+								es);
+			ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);
 		}
 	}
 	if (es->format != EXPLAIN_FORMAT_TEXT)
@@ -1449,9 +1453,10 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 			if (es->timing)
 			{
 				appendStringInfoSpaces(es->str, es->indent * 2);
-				appendStringInfo(es->str, "%s:  Phases: read inner %.3f ms, sort inner %.3f ms, "
-								 "read outer %.3f ms, sort and search %.3f ms, order %.3f ms\n",
-								 who, r->inner_ms, r->sort_ms,
+				appendStringInfo(es->str, "%s:  Phases: read inner %.3f ms, sort its part %.3f ms, "
+								 "merge %.3f ms, read outer %.3f ms, sort and search %.3f ms, "
+								 "order %.3f ms\n",
+								 who, r->inner_ms, r->sort_ms, r->merge_ms,
 								 r->outer_ms, r->match_ms, r->order_ms);
 			}
 		}
@@ -1468,7 +1473,8 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 			ExplainPropertyInteger("Peak Memory Usage", "kB",
 								   (int64) (r->peak_bytes + 1023) / 1024, es);
 			ExplainPropertyFloat("Read Inner Time", "ms", r->inner_ms, 3, es);
-			ExplainPropertyFloat("Sort Inner Time", "ms", r->sort_ms, 3, es);
+			ExplainPropertyFloat("Sort Part Time", "ms", r->sort_ms, 3, es);
+			ExplainPropertyFloat("Merge Parts Time", "ms", r->merge_ms, 3, es);
 			ExplainPropertyFloat("Read Outer Time", "ms", r->outer_ms, 3, es);
 			ExplainPropertyFloat("Match Time", "ms", r->match_ms, 3, es);
 			ExplainPropertyFloat("Order Time", "ms", r->order_ms, 3, es);

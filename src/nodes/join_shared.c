@@ -7,11 +7,14 @@
  * its portion of the partial inner input: each row goes as a minimal tuple
  * into chunks of the query's dynamic shared memory area (DSA), and its
  * folded key and the tuple's place into the participant's own arrays,
- * published to the others when its portion ends.  A row with a NULL key
- * never matches: it is kept only for a RIGHT or FULL join, which returns it.  A barrier
- * then elects one participant, which sorts every key (with the row of
- * each) on the backend the settings choose and writes them out in key
- * order, signed (the sorted search's order); the others wait at the
+ * sorted by key and published to the others when its portion ends (the
+ * participants sort side by side).  A row with a NULL key never matches:
+ * it is kept only for a RIGHT or FULL join, which returns it.  A barrier
+ * then elects one participant, which merges the sorted parts (a k-way
+ * merge, split by Merge Path over the CPU backend's threads, or on the GPU)
+ * on the backend the settings choose and writes the keys and the rows'
+ * places out in key order, keys signed (the sorted search's order); the
+ * others wait at the
  * barrier for it, as Parallel Hash Join's participants wait for its
  * build.  A participant that starts later finds the inner side built and
  * goes straight to its outer rows.  Nothing waits after that, so a worker
@@ -73,7 +76,7 @@ struct mp_join_shared
 	dsa_pointer sorted_rows;	/* nkeyed in key order, then the nnull others */
 	dsa_pointer matched;		/* a flag for each of the nkeyed (RIGHT, FULL) */
 	bool		sorted_on_gpu;
-	char		note[128];
+	int64		nparts;
 	int			nworkers;
 	mp_join_part_report reports[FLEXIBLE_ARRAY_MEMBER];	/* the leader's, then the workers' */
 };
@@ -241,35 +244,18 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 		report->inner_rows = in->n + in->nnull;
 }
 
-/* The participant's keys and places published for the one who sorts. */
-static void
-publish(mp_join_inner *in)
-{
-	dsa_pointer dp;
-	char	   *part;
+/* A part's keys take key_bytes each, padded to a whole number of words. */
+#define PART_KEY_BYTES(n, key_bytes) MAXALIGN((Size) (n) * (key_bytes))
 
-	if (in->n + in->nnull > 0)
-	{
-		part = shared_alloc(in, &in->sh->parts,
-							LINK_BYTES + in->n * (sizeof(uint64) + sizeof(dsa_pointer)) +
-							in->nnull * sizeof(dsa_pointer), in->n, in->nnull, &dp);
-		part += LINK_BYTES;
-		memcpy(part, in->keys, in->n * sizeof(uint64));
-		part += in->n * sizeof(uint64);
-		memcpy(part, in->rows, in->n * sizeof(dsa_pointer));
-		part += in->n * sizeof(dsa_pointer);
-		memcpy(part, in->null_rows, in->nnull * sizeof(dsa_pointer));
-	}
-	mp_join_inner_forget(in);
-}
-
-/* The sort of every key, as mp_run's work. */
+/* Sorts n keys of key_bytes (perm out), or merges k sorted runs of them. */
 typedef struct sort_work
 {
 	mp_row_keys keys;
 	int			bits;
 	int64		n;
 	uint32	   *perm;
+	const int64 *bounds;		/* the runs, for a merge; NULL for a sort */
+	int64		k;
 } sort_work;
 
 static mp_status
@@ -280,6 +266,12 @@ sort_keys(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 	mp_status	st;
 
 	memset(timing, 0, sizeof(*timing));
+	if (w->bounds)
+		return gpu ?
+			mp_gpu_merge_key_runs(w->keys.word_bytes, w->keys.words, w->bounds, w->k, w->perm,
+								  poll, timing) :
+			mp_cpu_merge_key_runs(w->keys.word_bytes, w->keys.words, w->bounds, w->k, w->perm,
+								  poll);
 	if (gpu)
 		return mp_gpu_sort_rows(&w->keys, w->n, w->perm, poll, timing);
 	scratch = palloc_extended(Max(mp_cpu_sort_rows_scratch(w->n), 1), MCXT_ALLOC_HUGE);
@@ -288,25 +280,95 @@ sort_keys(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 	return st;
 }
 
+/* The keys (key_bytes each) sorted or merged on the backend the settings choose. */
+static bool
+order_keys(mp_join_inner *in, const void *keys, int64 n, const int64 *bounds, int64 k,
+		   uint32 *perm)
+{
+	sort_work	w = {{0}};
+	mp_run_report run;
+
+	w.bits = mp_key_kind_bits(in->kind);
+	w.keys.nwords = 1;
+	w.keys.word_bytes = in->key_bytes;
+	w.keys.bits = &w.bits;
+	w.keys.words = keys;
+	w.n = n;
+	w.perm = perm;
+	w.bounds = bounds;
+	w.k = k;
+	(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, n, &w, sort_keys, &run);
+	return run.used_gpu;
+}
+
 /*
- * The elected participant's part: every published key sorted, the keys and
- * the rows' places written out in key order.
+ * The participant's part, sorted by key on its own (the participants sort
+ * their parts side by side), published for the one who merges them: its
+ * keys (key_bytes each) and their rows' places in key order, then the
+ * places of its rows with a NULL key.
  */
 static void
-sort_all(mp_join_inner *in, mp_join_part_report *report)
+publish(mp_join_inner *in, mp_join_part_report *report)
+{
+	double		t0 = mp_now_ms();
+	dsa_pointer dp;
+	char	   *part;
+	Size		key_part = PART_KEY_BYTES(in->n, in->key_bytes);
+
+	if (in->n + in->nnull > 0)
+	{
+		part = shared_alloc(in, &in->sh->parts,
+							LINK_BYTES + key_part + (in->n + in->nnull) * sizeof(dsa_pointer),
+							in->n, in->nnull, &dp);
+		part += LINK_BYTES;
+		if (in->n > 0)
+		{
+			char	   *keys = palloc_extended(in->n * in->key_bytes, MCXT_ALLOC_HUGE);
+			uint32	   *perm = palloc_extended(in->n * sizeof(uint32), MCXT_ALLOC_HUGE);
+
+			if (in->key_bytes == 4)
+				for (int64 i = 0; i < in->n; i++)
+					((uint32 *) keys)[i] = (uint32) in->keys[i];
+			else
+				memcpy(keys, in->keys, in->n * sizeof(uint64));
+			if (order_keys(in, keys, in->n, NULL, 0, perm) && report)
+				report->any_gpu = true;
+			mp_cpu_gather(part, keys, in->key_bytes, perm, in->n, mp_cpu_threads);
+			mp_cpu_gather(part + key_part, in->rows, sizeof(dsa_pointer), perm, in->n,
+						  mp_cpu_threads);
+			pfree(keys);
+			pfree(perm);
+		}
+		memcpy(part + key_part + in->n * sizeof(dsa_pointer), in->null_rows,
+			   in->nnull * sizeof(dsa_pointer));
+	}
+	mp_join_inner_forget(in);
+	if (report)
+		report->sort_ms = mp_now_ms() - t0;
+}
+
+/*
+ * The elected participant's part: the participants' sorted parts merged
+ * (a k-way merge, cut by Merge Path's split across the CPU backend's
+ * threads, or on the GPU), the keys and the rows' places written out in
+ * key order.
+ */
+static void
+merge_parts(mp_join_inner *in, mp_join_part_report *report)
 {
 	mp_join_shared *sh = in->sh;
 	double		t0 = mp_now_ms();
 	int64		n = 0,
 				nnull = 0,
-				at = 0,
+				k = 0,
 				null_at = 0;
 	dsa_pointer dp;
 	char	   *keys;
 	dsa_pointer *rows,
 			   *sorted_rows;
-	sort_work	w = {{0}};
-	mp_run_report run = {0};
+	int64	   *bounds;
+	uint32	   *perm;
+	bool		gpu = false;
 
 	for (dp = sh->parts; DsaPointerIsValid(dp);)
 	{
@@ -314,6 +376,7 @@ sort_all(mp_join_inner *in, mp_join_part_report *report)
 
 		n += link->n;
 		nnull += link->nnull;
+		k += link->n > 0;
 		dp = link->next;
 	}
 	if (n >= (int64) PG_INT32_MAX)
@@ -327,79 +390,74 @@ sort_all(mp_join_inner *in, mp_join_part_report *report)
 		return;
 
 	/*
-	 * The parts' keys (narrowed to their width) and places side by side, and
-	 * the places of the rows with a NULL key after the others'
+	 * The parts' keys and places one after the other (the runs), and the
+	 * places of the rows with a NULL key after all the others
 	 */
 	keys = palloc_extended(Max(n, 1) * in->key_bytes, MCXT_ALLOC_HUGE);
 	rows = palloc_extended(Max(n, 1) * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+	bounds = palloc((k + 1) * sizeof(int64));
 	sh->sorted_rows = dsa_allocate_extended(in->area, (n + nnull) * sizeof(dsa_pointer),
 											DSA_ALLOC_HUGE);
 	sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
+	k = 0;
+	bounds[0] = 0;
 	for (dp = sh->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
-		const uint64 *pk = (const uint64 *) ((char *) link + LINK_BYTES);
-		const dsa_pointer *places = (const dsa_pointer *) (pk + link->n);
+		const char *pk = (const char *) link + LINK_BYTES;
+		const dsa_pointer *places = (const dsa_pointer *)
+			(pk + PART_KEY_BYTES(link->n, in->key_bytes));
+		int64		at = bounds[k];
 
-		if (in->key_bytes == 4)
-			for (int64 i = 0; i < link->n; i++)
-				((uint32 *) keys)[at + i] = (uint32) pk[i];
-		else
-			memcpy(keys + at * 8, pk, link->n * sizeof(uint64));
+		memcpy(keys + at * in->key_bytes, pk, link->n * in->key_bytes);
 		memcpy(rows + at, places, link->n * sizeof(dsa_pointer));
 		memcpy(sorted_rows + n + null_at, places + link->n, link->nnull * sizeof(dsa_pointer));
-		at += link->n;
 		null_at += link->nnull;
+		if (link->n > 0)
+			bounds[++k] = at + link->n;
 		dp = link->next;
 	}
 	free_list(in->area, sh->parts);
 	sh->parts = InvalidDsaPointer;
 	if (in->keep_nulls && n > 0)
-	{
 		sh->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
-	}
 
 	if (n > 0)
 	{
-		w.bits = mp_key_kind_bits(in->kind);
-		w.keys.nwords = 1;
-		w.keys.word_bytes = in->key_bytes;
-		w.keys.bits = &w.bits;
-		w.keys.words = keys;
-		w.n = n;
-		w.perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
-		(void) mp_run("MergepathJoin", MP_OP_JOIN_PART, n, &w, sort_keys, &run);
-		sh->sorted_on_gpu = run.used_gpu;
-		strlcpy(sh->note, run.note, sizeof(sh->note));
+		perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		gpu = order_keys(in, keys, n, bounds, k, perm);
+		sh->sorted_on_gpu = gpu;
 
 		/* in key order: the keys signed, and the places */
 		sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
-		mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, w.perm,
+		mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, perm,
 					  n, mp_cpu_threads);
-		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), w.perm, n, mp_cpu_threads);
+		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads);
 		if (in->key_bytes == 4)
 		{
 			uint32	   *out = dsa_get_address(in->area, sh->sorted_keys);
 
-			for (int64 k = 0; k < n; k++)
-				out[k] ^= UINT32_C(0x80000000);
+			for (int64 i = 0; i < n; i++)
+				out[i] ^= UINT32_C(0x80000000);
 		}
 		else
 		{
 			uint64	   *out = dsa_get_address(in->area, sh->sorted_keys);
 
-			for (int64 k = 0; k < n; k++)
-				out[k] ^= UINT64_C(0x8000000000000000);
+			for (int64 i = 0; i < n; i++)
+				out[i] ^= UINT64_C(0x8000000000000000);
 		}
-		pfree(w.perm);
+		pfree(perm);
 	}
 	pfree(keys);
 	pfree(rows);
+	pfree(bounds);
+	sh->nparts = k;
 	if (report)
 	{
-		report->sort_ms = mp_now_ms() - t0;
+		report->merge_ms = mp_now_ms() - t0;
 		report->sorted_here = true;
-		report->sort_gpu = run.used_gpu;
+		report->sort_gpu = gpu;
 	}
 }
 
@@ -429,9 +487,9 @@ mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *re
 	if (phase == BUILD_READ)
 	{
 		read_rows(in, input, report);
-		publish(in);
+		publish(in, report);
 		if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
-			sort_all(in, report);
+			merge_parts(in, report);
 		phase = BUILD_SORT;
 	}
 	if (phase == BUILD_SORT)
@@ -441,9 +499,11 @@ mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *re
 	in->nkeyed = sh->nkeyed;
 	in->nrows = sh->nkeyed + sh->nnull;
 	if (report)
+	{
 		report->shared_rows = in->nrows;
+		report->shared_parts = sh->nparts;
+	}
 	in->sorted_on_gpu = sh->sorted_on_gpu;
-	strlcpy(in->note, sh->note, sizeof(in->note));
 	if (in->nkeyed > 0)
 		in->sorted_keys = dsa_get_address(in->area, sh->sorted_keys);
 	if (in->nrows > 0)

@@ -19,7 +19,7 @@
 typedef struct mp_join_part_report
 {
 	bool		ran;
-	bool		sorted_here;	/* it was the one to sort the inner side */
+	bool		sorted_here;	/* it was the one to merge the sorted parts */
 	bool		sort_gpu;		/* ... on the GPU */
 	bool		any_gpu;		/* its batches ran on the GPU, some of them */
 	int64		inner_rows;		/* inner rows it read into shared memory */
@@ -27,7 +27,9 @@ typedef struct mp_join_part_report
 	int64		outer_rows;		/* outer rows it joined */
 	int			batches;
 	double		inner_ms;		/* reading the inner side, waiting for the others */
-	double		sort_ms;		/* the inner sort, where it was the one to sort */
+	int64		shared_parts;	/* the sorted parts merged into it */
+	double		sort_ms;		/* the sort of its own part of the inner side */
+	double		merge_ms;		/* the merge of the parts, where it was the one to merge */
 	double		outer_ms;		/* reading its outer rows */
 	double		match_ms;		/* its batches' sorts and searches */
 	double		order_ms;		/* putting its batches' rows in key order */
@@ -78,7 +80,6 @@ typedef struct mp_join_inner
 	bool		probing;		/* counted among the participants that probe */
 	bool		late;			/* came after the probe was over: returns nothing */
 	bool		sorted_on_gpu;
-	char		note[128];
 } mp_join_inner;
 
 extern void mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area,
