@@ -884,6 +884,27 @@ load_batch(MergepathJoinState *state)
 }
 
 /*
+ * This participant's figures in the shared memory, as they are now: after
+ * each batch, so that a participant stopped early (under a LIMIT) reports
+ * what it did.
+ */
+static void
+update_report(MergepathJoinState *state)
+{
+	mp_join_part_report *r = state->report;
+
+	if (r == NULL)
+		return;
+	note_peak(state);
+	r->batches = state->batches;
+	r->any_gpu |= state->any_gpu;
+	r->outer_ms = state->outer_ms;
+	r->match_ms = state->match_ms;
+	r->order_ms = state->order_ms;
+	r->peak_bytes = state->peak_bytes;
+}
+
+/*
  * A parallel join's next batch: this participant's next outer rows, as many
  * as its memory holds, sorted and searched for in the shared inner side.
  * False when its outer rows are done.
@@ -916,6 +937,7 @@ load_outer_batch(MergepathJoinState *state)
 	if (state->report)
 		state->report->outer_rows += outer->nrows;
 	match_rows(state);
+	update_report(state);
 	return true;
 }
 
@@ -1222,16 +1244,7 @@ join_exec(CustomScanState *node)
 			if (state->sinner.built && (load_outer_batch(state) || unmatched_pass(state)))
 				continue;
 			state->phase = PHASE_END;
-			note_peak(state);
-			if (state->report)
-			{
-				state->report->batches = state->batches;
-				state->report->any_gpu |= state->any_gpu;
-				state->report->outer_ms = state->outer_ms;
-				state->report->match_ms = state->match_ms;
-				state->report->order_ms = state->order_ms;
-				state->report->peak_bytes = state->peak_bytes;
-			}
+			update_report(state);
 			return ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
 		}
 		if (state->direct)
