@@ -902,6 +902,7 @@ update_report(MergepathJoinState *state)
 	r->match_ms = state->match_ms;
 	r->order_ms = state->order_ms;
 	r->peak_bytes = state->peak_bytes;
+	r->rejected = state->rejected;
 }
 
 /*
@@ -1518,7 +1519,17 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (((Plan *) cscan)->parallel_aware)
 		ExplainPropertyText("Inner Side", "shared by the participants, sorted once", es);
 	if (es->analyze && state->reports)
+	{
+		/* every participant's figures; the serial node's lines would be the leader's alone */
+		int64		rejected = 0;
+
 		explain_parallel(state, es);
+		for (int i = 0; i < state->nreports; i++)
+			rejected += state->reports[i].rejected;
+		if (others != NIL)
+			ExplainPropertyInteger("Rows Removed by Join Filter", NULL, rejected, es);
+		return;
+	}
 	if (!es->analyze || !state->ready)
 		return;
 	if (others != NIL)

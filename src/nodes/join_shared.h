@@ -26,6 +26,7 @@ typedef struct mp_join_part_report
 	int64		shared_rows;	/* inner rows with a key, all participants' */
 	int64		outer_rows;		/* outer rows it joined */
 	int			batches;
+	int64		rejected;		/* pairs the other join clauses rejected */
 	double		inner_ms;		/* reading the inner side, waiting for the others */
 	int64		shared_parts;	/* the sorted parts merged into it */
 	double		sort_ms;		/* the sort of its own part of the inner side */
