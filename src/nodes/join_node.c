@@ -1430,6 +1430,10 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 					 sorter->sort_gpu ? "gpu" : "cpu",
 					 sorter == state->reports ? "the leader" : "a worker");
 			ExplainPropertyText("Shared Inner Rows", buf, es);
+			snprintf(buf, sizeof(buf), INT64_FORMAT "kB (at most " INT64_FORMAT "kB)",
+					 (int64) (sorter->shared_bytes + 1023) / 1024,
+					 (int64) (sorter->shared_peak + 1023) / 1024);
+			ExplainPropertyText("Shared Inner Memory", buf, es);
 			if (es->timing)
 				ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);
 		}
@@ -1437,6 +1441,10 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 		{
 			ExplainPropertyInteger("Shared Inner Rows", NULL, sorter->shared_rows, es);
 			ExplainPropertyInteger("Shared Inner Parts", NULL, sorter->shared_parts, es);
+			ExplainPropertyInteger("Shared Inner Memory", "kB",
+								   (int64) (sorter->shared_bytes + 1023) / 1024, es);
+			ExplainPropertyInteger("Shared Inner Peak Memory", "kB",
+								   (int64) (sorter->shared_peak + 1023) / 1024, es);
 			ExplainPropertyText("Shared Inner Merge Backend", sorter->sort_gpu ? "gpu" : "cpu",
 								es);
 			ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);

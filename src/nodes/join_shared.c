@@ -77,6 +77,8 @@ struct mp_join_shared
 	dsa_pointer matched;		/* a flag for each of the nkeyed (RIGHT, FULL) */
 	bool		sorted_on_gpu;
 	int64		nparts;
+	Size		bytes;			/* held in the DSA now, and at most */
+	Size		peak;
 	int			nworkers;
 	mp_join_part_report reports[FLEXIBLE_ARRAY_MEMBER];	/* the leader's, then the workers' */
 };
@@ -175,6 +177,8 @@ shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nn
 	SpinLockAcquire(&in->sh->mutex);
 	link->next = *head;
 	*head = *dp;
+	in->sh->bytes += bytes;
+	in->sh->peak = Max(in->sh->peak, in->sh->bytes);
 	SpinLockRelease(&in->sh->mutex);
 	return link;
 }
@@ -362,6 +366,7 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 				nnull = 0,
 				k = 0,
 				null_at = 0;
+	Size		parts_bytes = 0;
 	dsa_pointer dp;
 	char	   *keys;
 	dsa_pointer *rows,
@@ -413,14 +418,23 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 		memcpy(rows + at, places, link->n * sizeof(dsa_pointer));
 		memcpy(sorted_rows + n + null_at, places + link->n, link->nnull * sizeof(dsa_pointer));
 		null_at += link->nnull;
+		parts_bytes += LINK_BYTES + PART_KEY_BYTES(link->n, in->key_bytes) +
+			(link->n + link->nnull) * sizeof(dsa_pointer);
 		if (link->n > 0)
 			bounds[++k] = at + link->n;
 		dp = link->next;
 	}
+	/* the others wait at the barrier: the counts are this participant's alone */
+	sh->bytes += (n + nnull) * sizeof(dsa_pointer);
+	sh->peak = Max(sh->peak, sh->bytes);
 	free_list(in->area, sh->parts);
 	sh->parts = InvalidDsaPointer;
+	sh->bytes -= parts_bytes;
 	if (in->keep_nulls && n > 0)
+	{
 		sh->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
+		sh->bytes += n;
+	}
 
 	if (n > 0)
 	{
@@ -430,6 +444,8 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 
 		/* in key order: the keys signed, and the places */
 		sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
+		sh->bytes += n * in->key_bytes;
+		sh->peak = Max(sh->peak, sh->bytes);
 		mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, perm,
 					  n, mp_cpu_threads);
 		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads);
@@ -502,6 +518,8 @@ mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *re
 	{
 		report->shared_rows = in->nrows;
 		report->shared_parts = sh->nparts;
+		report->shared_bytes = sh->bytes;
+		report->shared_peak = sh->peak;
 	}
 	in->sorted_on_gpu = sh->sorted_on_gpu;
 	if (in->nkeyed > 0)

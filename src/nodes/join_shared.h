@@ -29,6 +29,8 @@ typedef struct mp_join_part_report
 	int64		rejected;		/* pairs the other join clauses rejected */
 	double		inner_ms;		/* reading the inner side, waiting for the others */
 	int64		shared_parts;	/* the sorted parts merged into it */
+	Size		shared_bytes;	/* the shared side's memory once built, and at most */
+	Size		shared_peak;
 	double		sort_ms;		/* the sort of its own part of the inner side */
 	double		merge_ms;		/* the merge of the parts, where it was the one to merge */
 	double		outer_ms;		/* reading its outer rows */
