@@ -23,9 +23,6 @@
 \ir sql_bench_common.sql
 SET jit = off;
 
-CREATE FUNCTION pg_temp.median_of(t float8[]) RETURNS numeric LANGUAGE sql AS $$
-  SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(t) x $$;
-
 -- the join method in q's plan, and "parallel" when it runs under a Gather
 CREATE FUNCTION pg_temp.join_of(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

@@ -28,10 +28,6 @@
 SET jit = off;
 SET mergepath.sort_min_rows = 1000;
 
--- the median of a row of timings
-CREATE FUNCTION pg_temp.median_of(t float8[]) RETURNS numeric LANGUAGE sql AS $$
-  SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(t) x $$;
-
 -- whether every sort of q's plan is a MergepathSort (and there is one); of a
 -- COPY, its query's plan
 CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$

@@ -6,6 +6,10 @@ CREATE EXTENSION IF NOT EXISTS mergepath;
 CREATE EXTENSION IF NOT EXISTS intarray;
 SET max_parallel_workers_per_gather = 0;
 
+-- the median of a row of timings
+CREATE FUNCTION pg_temp.median_of(t float8[]) RETURNS numeric LANGUAGE sql AS $$
+  SELECT round(percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::numeric, 2) FROM unnest(t) x $$;
+
 -- median of reps runs of a query, in ms, after one warm-up run (unless the
 -- caller has just run it)
 CREATE FUNCTION pg_temp.median_ms(query text, reps int, warm_up bool DEFAULT true) RETURNS numeric
