@@ -18,7 +18,7 @@
 #                              runs' outputs, and is reused when run again;
 #                              without it they go to a new directory under
 #                              /var/tmp, removed when the suite passes
-# Needs mergepath installed (make install).  About 5 minutes on 2 cores.
+# Needs mergepath installed (make install).  About 7 minutes on 2 cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -gt 0 ]; then
