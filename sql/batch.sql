@@ -15,8 +15,10 @@ CREATE FUNCTION sorted_arr(n int, lo int, hi int) RETURNS int4[] LANGUAGE sql AS
   FROM (SELECT lo + floor(random() * (hi - lo + 1))::int4 AS x FROM generate_series(1, n)) s
 $$;
 
--- arrays of mixed sizes: NULL, empty, one element, thousands, a few dozen
-CREATE TABLE bt AS
+-- arrays of mixed sizes: NULL, empty, one element, thousands, a few dozen.
+-- No autovacuum: a vacuumed table's visibility map would turn the plans
+-- below into index-only scans, depending on when it ran.
+CREATE TABLE bt WITH (autovacuum_enabled = off) AS
 SELECT i AS id,
        CASE WHEN i % 97 = 0 THEN NULL WHEN i % 13 = 0 THEN '{}'
             WHEN i % 11 = 0 THEN sorted_arr(1, 0, 20)
