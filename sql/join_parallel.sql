@@ -145,6 +145,87 @@ END $$;
 SELECT batches('SELECT a.id, b.id, a.note FROM qa a JOIN (SELECT * FROM qb WHERE id <= 1500) b USING (i4)');
 RESET work_mem;
 
+-- beyond the memory: the inner side outgrows what Parallel Hash Join's table
+-- may hold (hash_mem x participants), and both sides go into key ranges on
+-- temporary files, split by a sample of the inner keys
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+CREATE FUNCTION ranges(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  n int;
+  budget int;
+  peak int;
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'in \d+ key ranges' THEN
+      n := substring(line FROM 'in (\d+) key ranges')::int;
+      budget := substring(line FROM 'outgrew (\d+)kB')::int;
+    END IF;
+    peak := coalesce(substring(line FROM 'Shared Inner Memory: at most (\d+)kB')::int, peak);
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  RETURN CASE WHEN n IS NULL THEN 'in memory'
+              ELSE format('%s, %s', CASE WHEN n > 1 THEN 'several key ranges' ELSE 'one key range' END,
+                          CASE WHEN peak <= 3 * budget THEN 'within the memory'
+                               ELSE 'OVER THE MEMORY' END) END;
+END $$;
+SELECT kind, check_parallel(q)
+FROM (VALUES ('inner', 'SELECT a.id, b.id, b.note FROM qa a JOIN qb b USING (i4)'),
+             ('inner, int8', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i8)'),
+             ('inner, float8', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (f8)'),
+             ('inner, int2', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i2)'),
+             ('inner, filter', 'SELECT a.id, b.id FROM qa a JOIN qb b ON a.i4 = b.i4 AND a.id % 5 <> b.id % 3'),
+             ('left', 'SELECT a.id, b.id, b.note FROM qa a LEFT JOIN qb b USING (i4)'),
+             ('semi', 'SELECT a.id FROM qa a WHERE a.i8 IN (SELECT i8 FROM qb)'),
+             ('anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qb b WHERE b.i4 = a.i4)'),
+             ('right', 'SELECT a.id, b.id FROM qa a RIGHT JOIN qb b USING (i4)'),
+             ('full', 'SELECT a.id, b.id FROM qa a FULL JOIN qb b USING (i4)'),
+             ('full, filter', 'SELECT a.id, b.id, b.note FROM qa a FULL JOIN qb b ON a.i8 = b.i8 AND a.id % 3 = b.id % 4'),
+             ('full, larger inner', 'SELECT a.id, b.id FROM qb a FULL JOIN qa b USING (i4)'),
+             ('no outer row, full', 'SELECT a.id, b.id FROM (SELECT * FROM qa WHERE id < 0) a FULL JOIN qb b USING (i4)'))
+       AS t(kind, q);
+SELECT ranges('SELECT a.id, b.id FROM qa a FULL JOIN qb b USING (i4)') AS "full";
+-- keys in the inner table's physical order: a sample of the first rows read
+-- would put them all in one range
+CREATE TABLE qc AS SELECT i AS id, i::int8 * 3 AS k, md5(i::text) AS note FROM generate_series(1, 40000) i;
+ANALYZE qc;
+SELECT check_parallel('SELECT a.id, c.id FROM qa a JOIN qc c ON a.i8 % 120000 = c.k') AS "clustered inner";
+SELECT ranges('SELECT a.id, c.id FROM qa a JOIN qc c ON a.i8 % 120000 = c.k') AS "clustered inner";
+-- one key with more rows than a range holds: its range outgrows the memory
+CREATE TABLE qs AS SELECT i AS id, CASE WHEN i % 2 = 0 THEN 7 ELSE i END AS k FROM generate_series(1, 30000) i;
+ANALYZE qs;
+SELECT check_parallel('SELECT a.id, s.id FROM qa a FULL JOIN qs s ON a.i4 = s.k') AS "skewed, full";
+SELECT ranges('SELECT a.id, s.id FROM qa a FULL JOIN qs s ON a.i4 = s.k') LIKE 'several key ranges%' AS "skewed, full, in ranges";
+-- temp_file_limit is PostgreSQL's own
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_nestloop = off;
+SET temp_file_limit = '100kB';
+SELECT count(*) FROM qa a JOIN qc c ON a.i8 % 120000 = c.k;
+RESET temp_file_limit;
+-- a rescan of the Gather above: both sides split again
+SET enable_material = off;
+SELECT v.x, s.* FROM (SELECT count(*), count(a.id), count(b.id) FROM qa a FULL JOIN qb b USING (i4)) s
+  RIGHT JOIN (VALUES (1), (2)) v(x) ON true;
+RESET enable_material;
+-- a cancel while the outer rows are split into ranges, and while a range is
+-- probed: no temporary file is left
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT * FROM qa WHERE pg_sleep(0.001) IS NOT NULL) a JOIN qc c ON a.i8 % 120000 = c.k;
+SELECT count(*) FROM qa a FULL JOIN qc c ON a.i8 % 120000 = c.k AND pg_sleep(0.001) IS NOT NULL;
+RESET statement_timeout;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+SELECT count(*) AS "temporary files left" FROM pg_ls_tmpdir();
+SET mergepath.enable_join = off;
+SELECT count(*), count(a.id), count(b.id) FROM qa a FULL JOIN qb b USING (i4);
+RESET mergepath.enable_join;
+RESET work_mem;
+RESET hash_mem_multiplier;
+
 -- the Gather above rescanned (a nested loop's inner side, not materialized):
 -- the shared side is built again each time
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;
@@ -183,6 +264,7 @@ SELECT count(*) FROM qa a FULL JOIN qb b USING (i4);
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 \set VERBOSITY default
 
-DROP TABLE qa, qb, qempty;
+DROP TABLE qa, qb, qc, qs, qempty;
 DROP FUNCTION check_parallel(text);
 DROP FUNCTION batches(text);
+DROP FUNCTION ranges(text);

@@ -48,6 +48,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
@@ -166,6 +167,7 @@ typedef struct MergepathJoinState
 	dsa_area   *area;
 	mp_join_inner sinner;
 	bool		outer_done;		/* the outer input is read to its end */
+	bool		range_rest;		/* returning a key range's unmatched inner rows */
 	Datum	   *inner_vals;		/* the shared inner row last deformed */
 	bool	   *inner_nulls;
 	int64		deformed;
@@ -906,9 +908,10 @@ update_report(MergepathJoinState *state)
 }
 
 /*
- * A parallel join's next batch: this participant's next outer rows, as many
- * as its memory holds, sorted and searched for in the shared inner side.
- * False when its outer rows are done.
+ * A parallel join's next batch: this participant's next outer rows (from
+ * its outer input, or from the key range's outer rows), as many as its
+ * memory holds, sorted and searched for in the shared inner side.  False
+ * when its outer rows are done.
  */
 static bool
 load_outer_batch(MergepathJoinState *state)
@@ -921,8 +924,16 @@ load_outer_batch(MergepathJoinState *state)
 	forget_rows(state);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(outer->ps);
+		TupleTableSlot *slot;
 
+		if (state->sinner.ranged)
+		{
+			MinimalTuple row = mp_join_range_outer_row(&state->sinner);
+
+			slot = row ? ExecStoreMinimalTuple(row, outer->spill_slot, false) : NULL;
+		}
+		else
+			slot = ExecProcNode(outer->ps);
 		if (TupIsNull(slot))
 		{
 			state->outer_done = true;
@@ -943,21 +954,61 @@ load_outer_batch(MergepathJoinState *state)
 }
 
 /*
- * A parallel RIGHT or FULL join's last pass, in the last participant to
- * finish its outer rows: the inner rows that no participant matched.
+ * A parallel RIGHT or FULL join's last pass over the shared inner side (or
+ * a key range's), in the last participant to finish its outer rows: the
+ * inner rows that no participant matched.
  */
-static bool
+static void
 unmatched_pass(MergepathJoinState *state)
 {
-	if (!state->inner.keep_nulls || !mp_join_inner_probe_done(&state->sinner))
-		return false;
 	forget_rows(state);
 	state->inner.nrows = state->sinner.nrows;
 	state->matched = state->sinner.matched;
 	state->phase = PHASE_INNER_REST;
 	state->iflush = 0;
 	state->scan_outer = state->scan_inner = -2;
-	return true;
+}
+
+/*
+ * A parallel join's next rows once a batch is done: its next batch of
+ * outer rows; or the unmatched inner rows, where it is the last to finish;
+ * or, in key ranges, the next range's.  False when it is done.
+ */
+static bool
+next_shared(MergepathJoinState *state)
+{
+	mp_join_inner *in = &state->sinner;
+
+	for (;;)
+	{
+		if (!in->built)
+			return false;
+		if (load_outer_batch(state))
+			return true;
+		if (!in->ranged)
+		{
+			if (!state->inner.keep_nulls || !mp_join_inner_probe_done(in))
+				return false;
+			unmatched_pass(state);
+			return true;
+		}
+		if (state->range_rest)
+		{
+			/* the range's unmatched inner rows are returned: it is freed */
+			state->range_rest = false;
+			mp_join_range_free(in);
+		}
+		else if (mp_join_range_done(in))
+		{
+			state->range_rest = true;
+			unmatched_pass(state);
+			return true;
+		}
+		if (!mp_join_next_range(in, state->report))
+			return false;
+		state->outer_done = false;
+		state->deformed = -1;
+	}
 }
 
 /*
@@ -973,8 +1024,9 @@ start_shared(MergepathJoinState *state)
 	if (state->report)
 		state->report->ran = true;
 	mp_join_inner_attach(&state->sinner, state->shared, state->area, state->kind,
-						 state->inner.key_col, state->inner.keep_nulls);
-	mp_join_inner_build(&state->sinner, state->inner.ps, state->report);
+						 state->inner.key_col, state->inner.keep_nulls, state->outer.key_col,
+						 state->outer.keep_nulls);
+	mp_join_inner_build(&state->sinner, state->inner.ps, state->outer.ps, state->report);
 	if (state->sinner.late)
 	{
 		/* the others have read every outer row and returned what is unmatched */
@@ -986,12 +1038,13 @@ start_shared(MergepathJoinState *state)
 	state->outer_ms = 0;
 	if (state->report)
 		state->report->inner_ms = state->read_ms - state->report->sort_ms -
-			state->report->merge_ms;
+			state->report->merge_ms - state->report->split_ms;
 	state->inner.nrows = 0;
-	state->outer_done = false;
+	state->outer_done = state->sinner.ranged;	/* its outer rows are in the ranges */
+	state->range_rest = false;
 	state->deformed = -1;
 	state->ready = true;
-	if (!load_outer_batch(state))
+	if (!next_shared(state))
 		state->phase = PHASE_END;
 }
 
@@ -1242,7 +1295,7 @@ join_exec(CustomScanState *node)
 		{
 			if (state->spilled && load_batch(state))
 				continue;
-			if (state->sinner.built && (load_outer_batch(state) || unmatched_pass(state)))
+			if (state->shared && next_shared(state))
 				continue;
 			state->phase = PHASE_END;
 			update_report(state);
@@ -1341,7 +1394,11 @@ join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	MergepathJoinState *state = (MergepathJoinState *) node;
 
-	mp_join_shared_init(coordinate, pcxt->nworkers);
+	/* what Parallel Hash Join's table may hold: hash_mem x the participants */
+	int			participants = pcxt->nworkers + (parallel_leader_participation ? 1 : 0);
+
+	mp_join_shared_init(coordinate, pcxt->nworkers,
+						get_hash_memory_limit() * Max(participants, 1), pcxt->seg);
 	state->shared = coordinate;
 	state->area = node->ss.ps.state->es_query_dsa;
 }
@@ -1361,6 +1418,7 @@ join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	MergepathJoinState *state = (MergepathJoinState *) node;
 
+	mp_join_shared_attach_worker(coordinate);
 	state->shared = coordinate;
 	state->area = node->ss.ps.state->es_query_dsa;
 }
@@ -1410,16 +1468,69 @@ join_type_name(JoinType jointype)
 	}
 }
 
+/* A parallel join in key ranges, as EXPLAIN ANALYZE shows it. */
+static void
+explain_ranges(MergepathJoinState *state, ExplainState *es)
+{
+	int			nranges = 0;
+	int64		rows = 0;
+	Size		peak = 0,
+				budget = 0,
+				disk = 0;
+	bool		gpu = false;
+
+	for (int i = 0; i < state->nreports; i++)
+	{
+		const mp_join_part_report *r = &state->reports[i];
+
+		nranges = Max(nranges, r->nranges);
+		rows = Max(rows, r->shared_rows);
+		peak = Max(peak, r->shared_peak);
+		budget = Max(budget, r->budget);
+		disk += r->disk_bytes;
+		gpu |= r->sort_gpu;
+	}
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		char		buf[200];
+
+		snprintf(buf, sizeof(buf), INT64_FORMAT " rows in %d key ranges (the inner side outgrew "
+				 INT64_FORMAT "kB), merged on %s", rows, nranges, (int64) (budget + 1023) / 1024,
+				 gpu ? "gpu" : "cpu");
+		ExplainPropertyText("Shared Inner Rows", buf, es);
+		snprintf(buf, sizeof(buf), "at most " INT64_FORMAT "kB", (int64) (peak + 1023) / 1024);
+		ExplainPropertyText("Shared Inner Memory", buf, es);
+		snprintf(buf, sizeof(buf), INT64_FORMAT "kB written", (int64) (disk + 1023) / 1024);
+		ExplainPropertyText("Disk", buf, es);
+	}
+	else
+	{
+		ExplainPropertyInteger("Shared Inner Rows", NULL, rows, es);
+		ExplainPropertyInteger("Key Ranges", NULL, nranges, es);
+		ExplainPropertyInteger("Shared Inner Memory Budget", "kB", (int64) (budget + 1023) / 1024,
+							   es);
+		ExplainPropertyInteger("Shared Inner Peak Memory", "kB", (int64) (peak + 1023) / 1024, es);
+		ExplainPropertyText("Shared Inner Merge Backend", gpu ? "gpu" : "cpu", es);
+		ExplainPropertyInteger("Disk Written", "kB", (int64) (disk + 1023) / 1024, es);
+	}
+}
+
 /* The participants of a parallel join, as EXPLAIN ANALYZE shows them. */
 static void
 explain_parallel(MergepathJoinState *state, ExplainState *es)
 {
 	const mp_join_part_report *sorter = NULL;
+	bool		ranged = false;
 
 	for (int i = 0; i < state->nreports; i++)
+	{
 		if (state->reports[i].sorted_here)
 			sorter = &state->reports[i];
-	if (sorter)
+		ranged |= state->reports[i].nranges > 0;
+	}
+	if (ranged)
+		explain_ranges(state, es);
+	else if (sorter)
 	{
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
@@ -1469,17 +1580,22 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 			appendStringInfoSpaces(es->str, es->indent * 2);
 			appendStringInfo(es->str, "%s:  ", who);
 			appendStringInfo(es->str, "Inner Rows Read: " INT64_FORMAT "  Outer Rows: " INT64_FORMAT
-							 "  Batches: %d  Backend: %s  Memory: " INT64_FORMAT "kB\n",
+							 "  Batches: %d  Backend: %s  Memory: " INT64_FORMAT "kB",
 							 r->inner_rows, r->outer_rows, r->batches, r->any_gpu ? "gpu" : "cpu",
 							 (int64) (r->peak_bytes + 1023) / 1024);
+			if (ranged)
+				appendStringInfo(es->str, "  Key Ranges: %d  Disk: " INT64_FORMAT "kB", r->ranges,
+								 (int64) (r->disk_bytes + 1023) / 1024);
+			appendStringInfoChar(es->str, '\n');
 			if (es->timing)
 			{
 				appendStringInfoSpaces(es->str, es->indent * 2);
-				appendStringInfo(es->str, "%s:  Phases: read inner %.3f ms, sort its part %.3f ms, "
-								 "merge %.3f ms, read outer %.3f ms, sort and search %.3f ms, "
-								 "order %.3f ms\n",
-								 who, r->inner_ms, r->sort_ms, r->merge_ms,
-								 r->outer_ms, r->match_ms, r->order_ms);
+				appendStringInfo(es->str, "%s:  Phases: read inner %.3f ms, ", who, r->inner_ms);
+				if (ranged)
+					appendStringInfo(es->str, "split into ranges %.3f ms, ", r->split_ms);
+				appendStringInfo(es->str, "sort its part %.3f ms, merge %.3f ms, read outer %.3f ms, "
+								 "sort and search %.3f ms, order %.3f ms\n",
+								 r->sort_ms, r->merge_ms, r->outer_ms, r->match_ms, r->order_ms);
 			}
 		}
 		else
@@ -1494,6 +1610,13 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 			ExplainPropertyText("Backend", r->any_gpu ? "gpu" : "cpu", es);
 			ExplainPropertyInteger("Peak Memory Usage", "kB",
 								   (int64) (r->peak_bytes + 1023) / 1024, es);
+			if (ranged)
+			{
+				ExplainPropertyInteger("Key Ranges", NULL, r->ranges, es);
+				ExplainPropertyInteger("Disk Written", "kB", (int64) (r->disk_bytes + 1023) / 1024,
+									   es);
+				ExplainPropertyFloat("Split Time", "ms", r->split_ms, 3, es);
+			}
 			ExplainPropertyFloat("Read Inner Time", "ms", r->inner_ms, 3, es);
 			ExplainPropertyFloat("Sort Part Time", "ms", r->sort_ms, 3, es);
 			ExplainPropertyFloat("Merge Parts Time", "ms", r->merge_ms, 3, es);

@@ -31,6 +31,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/stratnum.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -274,16 +276,26 @@ worker_share(double rows, int workers)
 	return clamp_row_est(rows / parallel_divisor(workers));
 }
 
+/* Pages of rows rows of width bytes written out as tuples, as costsize.c counts them. */
+static double
+pages_of(double rows, int width)
+{
+	return ceil(rows * (MAXALIGN(width) + MAXALIGN(SizeofMinimalTupleHeader)) / BLCKSZ);
+}
+
 /*
  * The parallel join over a shared inner side: both inputs partial, for every
  * join type (a RIGHT or FULL join's unmatched inner rows come from the last
  * participant to finish, which PostgreSQL 15's Parallel Hash Join cannot
- * do).  Its inner rows
- * must fit the memory Parallel Hash Join counts for its table (hash_mem x
- * participants); the outer rows go through in batches of a participant's
- * memory.  Costed per participant: its shares of both inputs kept and of
- * the outer rows sorted and searched, and the whole inner side's sort (one
- * sorts while the others wait).
+ * do).  Costed per participant: its shares of both inputs kept and of the
+ * outer rows sorted and searched, and the whole inner side's sort (one
+ * sorts while the others wait).  Where the inner rows outgrow the memory
+ * Parallel Hash Join counts for its table (hash_mem x participants), both
+ * sides go into key ranges on temporary files; that is costed as Parallel
+ * Hash Join costs its batches (the inner pages written and read, charged
+ * to each participant, and its share of the outer pages written and read),
+ * plus the inner rows that went to the spool before the split, written and
+ * read once more.
  */
 static void
 add_shared_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
@@ -294,20 +306,33 @@ add_shared_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			   *inner = linitial(innerrel->partial_pathlist);
 	int			workers = outer->parallel_workers;
 	double		inner_all,
+				need,
+				budget,
 				sort_cost = mp_gpu_plannable() ? MP_JOIN_SORT_GPU_COST : MP_JOIN_SORT_CPU_COST;
+	Cost		inner_cost,
+				outer_cost;
+	CustomPath *path;
 
 	if (outer->param_info != NULL || inner->param_info != NULL)
 		return;
 	inner_all = inner->rows * parallel_divisor(inner->parallel_workers);
-	if (held_bytes(inner_all, innerrel->reltarget->width, 0) + inner_all * 4 * sizeof(uint64) >
-		(double) get_hash_memory_limit() * (workers + (parallel_leader_participation ? 1 : 0)))
-		return;
-	add_partial_path(joinrel, (Path *)
-					 make_path(root, joinrel, jointype, extra, key, outer,
-							   outer->total_cost + cpu_operator_cost * outer->rows * sort_cost,
-							   inner,
-							   inner->total_cost + cpu_operator_cost * inner_all * sort_cost,
-							   true, inner_all, worker_share(joinrel->rows, workers)));
+	need = held_bytes(inner_all, innerrel->reltarget->width, 0) + inner_all * 4 * sizeof(uint64);
+	budget = (double) get_hash_memory_limit() *
+		Max(workers + (parallel_leader_participation ? 1 : 0), 1);
+	inner_cost = inner->total_cost + cpu_operator_cost * inner_all * sort_cost;
+	outer_cost = outer->total_cost + cpu_operator_cost * outer->rows * sort_cost;
+	path = make_path(root, joinrel, jointype, extra, key, outer, outer_cost, inner, inner_cost,
+					 true, inner_all, worker_share(joinrel->rows, workers));
+	if (need > budget)
+	{
+		double		inner_pages = pages_of(inner_all, innerrel->reltarget->width) *
+			(2.0 - budget / need),
+					outer_pages = pages_of(outer->rows, outerrel->reltarget->width);
+
+		path->path.startup_cost += seq_page_cost * inner_pages;
+		path->path.total_cost += seq_page_cost * (2 * inner_pages + 2 * outer_pages);
+	}
+	add_partial_path(joinrel, (Path *) path);
 }
 
 static void

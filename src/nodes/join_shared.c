@@ -1,7 +1,9 @@
 /*
  * join_shared.c
  *		The inner side of a parallel MergepathJoin, held once in the query's
- *		shared memory and sorted once, for every participant to search.
+ *		shared memory and sorted once, for every participant to search; or,
+ *		when it outgrows that memory, both sides split into key ranges on
+ *		temporary files and joined a range at a time.
  *
  * Every participant that starts while the inner side is being read reads
  * its portion of the partial inner input: each row goes as a minimal tuple
@@ -14,11 +16,11 @@
  * merge, split by Merge Path over the CPU backend's threads, or on the GPU)
  * on the backend the settings choose and writes the keys and the rows'
  * places out in key order, keys signed (the sorted search's order); the
- * others wait at the
- * barrier for it, as Parallel Hash Join's participants wait for its
- * build.  A participant that starts later finds the inner side built and
- * goes straight to its outer rows.  Nothing waits after that, so a worker
- * that fills its queue to the leader never holds the others up.
+ * others wait at the barrier for it, as Parallel Hash Join's participants
+ * wait for its build.  A participant that starts later finds the inner
+ * side built and goes straight to its outer rows.  Nothing waits after
+ * that, so a worker that fills its queue to the leader never holds the
+ * others up.
  *
  * A RIGHT or FULL join returns the inner rows that no participant matched.
  * Each participant marks the inner rows its pairs match in a flag array in
@@ -27,47 +29,103 @@
  * without waiting) returns the unmatched ones: a participant that comes
  * after that finds the outer input used up and returns nothing.
  *
+ * Beyond the memory.  The inner side may hold what Parallel Hash Join's
+ * table may: hash_mem x the participants.  Once the chunks and the arrays
+ * they need outgrow it, the participants write the rows they read next to
+ * a shared tuplestore (the spool), and each keeps a reservoir sample of the
+ * keys it read.  The elected participant then picks split points from the
+ * samples (weighted by the rows each participant read), so that each key
+ * range's inner rows take about half the memory: two ranges may be in
+ * memory at once, one built while the last participants finish the one
+ * before.  The participants write the rows in memory and the spooled ones
+ * to the ranges' tuplestores, then read their outer input into the same
+ * ranges; rows with a NULL key that the join returns go to the first
+ * range.  Then each range in turn is built as the whole inner side is, by
+ * whichever participants come to it, and its outer rows are read by the
+ * participants from its tuplestore, in batches of their memory.  The last
+ * participant to leave a range frees it, after returning its unmatched
+ * inner rows for a RIGHT or FULL join.  A key that has more rows than a
+ * range holds makes its range larger than the memory, as a Hash Join's
+ * batch of one hash value is.  The temporary files belong to a shared file
+ * set of the query's segment: under temp_tablespaces, counted against
+ * temp_file_limit, removed when the query ends or fails.
+ *
  * The chunks and arrays live until the query ends, or until a rescan of
  * the Gather above starts the build again (mp_join_shared_reset).
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/parallel.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/barrier.h"
+#include "storage/sharedfileset.h"
 #include "storage/spin.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
 #include "join_shared.h"
 
-/* The build's phases. */
+/* The build's phases (a parallel join's main barrier). */
 #define BUILD_READ	0				/* participants read the inner side */
-#define BUILD_SORT	1				/* one sorts it, the others wait */
-#define BUILD_DONE	2
+#define BUILD_DECIDE 1				/* one sorts it, or splits it into ranges */
+#define BUILD_DONE	2				/* in memory: built */
+#define BUILD_SPLIT_INNER 2			/* in ranges: the inner rows written out */
+#define BUILD_SPLIT_OUTER 3			/* the outer rows written out */
+#define BUILD_RANGES 4				/* each range joined in turn */
 
 /* The probe's phases (RIGHT and FULL joins). */
 #define PROBE_RUNNING 0
 #define PROBE_DONE	1
 
-/* Tuples go into chunks of the DSA of this size (a larger row gets its own). */
+/* A key range's phases. */
+#define RANGE_LOAD	0				/* participants read its inner rows */
+#define RANGE_MERGE 1				/* one merges their sorted parts */
+#define RANGE_PROBE 2				/* participants join its outer rows */
+#define RANGE_DONE	3
+
+/* Tuples go into chunks of the DSA of at most this size (a larger row gets its own). */
 #define CHUNK_BYTES ((Size) 4 << 20)
+
+/*
+ * Memory a row needs besides its tuple, once built: its key and place in a
+ * part, then in key order, and a matched flag.
+ */
+#define ROW_BYTES	32
+
+/* Inner keys each participant samples for the split points. */
+#define SAMPLE_KEYS 8192
+
+/* At most this many key ranges: each takes a write buffer per participant. */
+#define MAX_RANGES	1024
+
+/* Rows written out between interrupt checks. */
+#define WRITE_CHUNK 8192
 
 /* Every allocation of the build starts with a link to the next of its list. */
 typedef struct shared_link
 {
 	dsa_pointer next;
-	int64		n;				/* a part's rows: n keys (uint64), then n places, */
-	int64		nnull;			/* then the places of nnull rows with a NULL key */
+	Size		bytes;			/* the allocation's size */
+	int64		n;				/* a part's rows: n keys (key_bytes), then n places, */
+	int64		nnull;			/* then the places of nnull rows with a NULL key; */
+								/* a sample: n keys (uint64) of nnull rows read */
 } shared_link;
 
 #define LINK_BYTES MAXALIGN(sizeof(shared_link))
 
-struct mp_join_shared
+/* What a row written to a range's or the spool's tuplestore carries. */
+typedef struct row_meta
 {
-	Barrier		build;
-	Barrier		probe;
-	slock_t		mutex;
+	uint64		key;			/* folded */
+	uint64		isnull;			/* a word, so that no padding goes to disk */
+} row_meta;
+
+struct mp_shared_side
+{
+	Barrier		barrier;		/* a key range's phases */
 	dsa_pointer chunks;			/* the tuples' chunks */
 	dsa_pointer parts;			/* the participants' keys and places, until sorted */
 	int64		nkeyed;
@@ -77,41 +135,187 @@ struct mp_join_shared
 	dsa_pointer matched;		/* a flag for each of the nkeyed (RIGHT, FULL) */
 	bool		sorted_on_gpu;
 	int64		nparts;
+};
+
+struct mp_join_shared
+{
+	Barrier		build;
+	Barrier		probe;
+	slock_t		mutex;
+	mp_shared_side whole;		/* the inner side, when it fits */
+	Size		budget;			/* what it may hold: hash_mem x participants */
+	Size		chunk_bytes;
 	Size		bytes;			/* held in the DSA now, and at most */
 	Size		peak;
+	int64		mem_rows;		/* rows read into the chunks */
+	bool		spilling;		/* the inner side outgrew the budget */
+	int64		spooled;		/* rows written to the spool */
+	Size		spooled_bytes;
+	dsa_pointer samples;		/* the participants' samples of the inner keys */
+	dsa_pointer claim;			/* the next part to write out to the ranges */
+	int			nranges;
+	dsa_pointer splitters;
+	dsa_pointer ranges;			/* each: a side, then its inner and outer tuplestores */
 	int			nworkers;
+	dsm_handle	seg;
+	SharedFileSet fileset;
+	Size		spool_off;		/* the spool's tuplestore, after the reports */
 	mp_join_part_report reports[FLEXIBLE_ARRAY_MEMBER];	/* the leader's, then the workers' */
 };
+
+static inline int
+participants(const mp_join_shared *sh)
+{
+	return sh->nworkers + 1;
+}
+
+static inline SharedTuplestore *
+spool_store(mp_join_shared *sh)
+{
+	return (SharedTuplestore *) ((char *) sh + sh->spool_off);
+}
+
+/* A key range's entry: its side, then its inner and outer tuplestores. */
+static inline Size
+range_bytes(const mp_join_shared *sh)
+{
+	return MAXALIGN(sizeof(mp_shared_side)) + 2 * MAXALIGN(sts_estimate(participants(sh)));
+}
+
+static inline mp_shared_side *
+range_side(mp_join_shared *sh, dsa_area *area, int r)
+{
+	return (mp_shared_side *) ((char *) dsa_get_address(area, sh->ranges) +
+							   (Size) r * range_bytes(sh));
+}
+
+static inline SharedTuplestore *
+range_store(mp_join_shared *sh, dsa_area *area, int r, bool outer)
+{
+	return (SharedTuplestore *) ((char *) range_side(sh, area, r) +
+								 MAXALIGN(sizeof(mp_shared_side)) +
+								 (outer ? MAXALIGN(sts_estimate(participants(sh))) : 0));
+}
 
 Size
 mp_join_shared_size(int nworkers)
 {
-	return add_size(offsetof(mp_join_shared, reports),
-					mul_size(nworkers + 1, sizeof(mp_join_part_report)));
-}
+	Size		reports = add_size(offsetof(mp_join_shared, reports),
+								   mul_size(nworkers + 1, sizeof(mp_join_part_report)));
 
-void
-mp_join_shared_init(mp_join_shared *sh, int nworkers)
-{
-	memset(sh, 0, mp_join_shared_size(nworkers));
-	BarrierInit(&sh->build, 0);
-	BarrierInit(&sh->probe, 0);
-	SpinLockInit(&sh->mutex);
-	sh->chunks = sh->parts = sh->sorted_keys = sh->sorted_rows = sh->matched =
-		InvalidDsaPointer;
-	sh->nworkers = nworkers;
+	return add_size(MAXALIGN(reports), sts_estimate(nworkers + 1));
 }
 
 static void
-free_list(dsa_area *area, dsa_pointer dp)
+init_side(mp_shared_side *side)
 {
+	memset(side, 0, sizeof(*side));
+	BarrierInit(&side->barrier, 0);
+	side->chunks = side->parts = side->sorted_keys = side->sorted_rows = side->matched =
+		InvalidDsaPointer;
+}
+
+/* The state of a build not started, the file set and the segment aside. */
+static void
+init_state(mp_join_shared *sh, int nworkers, Size budget)
+{
+	Size		reports = offsetof(mp_join_shared, reports) +
+		(nworkers + 1) * sizeof(mp_join_part_report);
+	SharedTuplestoreAccessor *acc;
+
+	memset(sh->reports, 0, (nworkers + 1) * sizeof(mp_join_part_report));
+	BarrierInit(&sh->build, 0);
+	BarrierInit(&sh->probe, 0);
+	SpinLockInit(&sh->mutex);
+	init_side(&sh->whole);
+	sh->budget = Max(budget, 1);
+	/* a participant's chunk at most an eighth of its share of the memory */
+	sh->chunk_bytes = Min(CHUNK_BYTES, Max((Size) 8192, sh->budget / (8 * (nworkers + 1))));
+	sh->bytes = sh->peak = 0;
+	sh->mem_rows = sh->spooled = 0;
+	sh->spooled_bytes = 0;
+	sh->spilling = false;
+	sh->samples = sh->claim = sh->splitters = sh->ranges = InvalidDsaPointer;
+	sh->nranges = 0;
+	sh->nworkers = nworkers;
+	sh->spool_off = MAXALIGN(reports);
+	acc = sts_initialize(spool_store(sh), nworkers + 1, 0, sizeof(row_meta),
+						 SHARED_TUPLESTORE_SINGLE_PASS, &sh->fileset, "mpjoin.spool");
+	pfree(acc);					/* each participant attaches on its own */
+}
+
+/* In the leader, as the Gather sets up the query's segment. */
+void
+mp_join_shared_init(mp_join_shared *sh, int nworkers, Size budget, dsm_segment *seg)
+{
+	memset(sh, 0, mp_join_shared_size(nworkers));
+	SharedFileSetInit(&sh->fileset, seg);
+	sh->seg = dsm_segment_handle(seg);
+	init_state(sh, nworkers, budget);
+}
+
+/* In a worker: the temporary files shared, while it is attached. */
+void
+mp_join_shared_attach_worker(mp_join_shared *sh)
+{
+	dsm_segment *seg = dsm_find_mapping(sh->seg);
+
+	if (seg == NULL)
+		elog(ERROR, "MergepathJoin: the parallel query's segment is not mapped");
+	SharedFileSetAttach(&sh->fileset, seg);
+}
+
+/* Frees a list of allocations; their bytes no longer counted. */
+static void
+free_list(mp_join_shared *sh, dsa_area *area, dsa_pointer *head)
+{
+	dsa_pointer dp = *head;
+
 	while (DsaPointerIsValid(dp))
 	{
-		dsa_pointer next = ((shared_link *) dsa_get_address(area, dp))->next;
+		shared_link *link = dsa_get_address(area, dp);
+		dsa_pointer next = link->next;
 
+		SpinLockAcquire(&sh->mutex);
+		sh->bytes -= link->bytes;
+		SpinLockRelease(&sh->mutex);
 		dsa_free(area, dp);
 		dp = next;
 	}
+	*head = InvalidDsaPointer;
+}
+
+static void
+count_bytes(mp_join_shared *sh, Size more, Size less)
+{
+	SpinLockAcquire(&sh->mutex);
+	sh->bytes += more;
+	sh->peak = Max(sh->peak, sh->bytes);
+	sh->bytes -= less;
+	SpinLockRelease(&sh->mutex);
+}
+
+static void
+free_pointer(dsa_area *area, dsa_pointer *dp)
+{
+	if (DsaPointerIsValid(*dp))
+		dsa_free(area, *dp);
+	*dp = InvalidDsaPointer;
+}
+
+/* A side's memory freed: its chunks, parts and sorted arrays. */
+static void
+free_side(mp_join_shared *sh, dsa_area *area, mp_shared_side *side, int key_bytes)
+{
+	free_list(sh, area, &side->chunks);
+	free_list(sh, area, &side->parts);
+	if (DsaPointerIsValid(side->sorted_rows))
+		count_bytes(sh, 0, (side->nkeyed + side->nnull) * sizeof(dsa_pointer) +
+					(DsaPointerIsValid(side->sorted_keys) ? side->nkeyed * key_bytes : 0) +
+					(DsaPointerIsValid(side->matched) ? side->nkeyed : 0));
+	free_pointer(area, &side->sorted_keys);
+	free_pointer(area, &side->sorted_rows);
+	free_pointer(area, &side->matched);
 }
 
 /* Before a rescan builds it again: what the last build held is freed. */
@@ -120,16 +324,16 @@ mp_join_shared_reset(mp_join_shared *sh, dsa_area *area)
 {
 	if (area)
 	{
-		free_list(area, sh->chunks);
-		free_list(area, sh->parts);
-		if (DsaPointerIsValid(sh->sorted_keys))
-			dsa_free(area, sh->sorted_keys);
-		if (DsaPointerIsValid(sh->sorted_rows))
-			dsa_free(area, sh->sorted_rows);
-		if (DsaPointerIsValid(sh->matched))
-			dsa_free(area, sh->matched);
+		/* the key size does not matter: the counts start again */
+		free_side(sh, area, &sh->whole, 8);
+		free_list(sh, area, &sh->samples);
+		for (int r = 0; r < sh->nranges; r++)
+			free_side(sh, area, range_side(sh, area, r), 8);
+		free_pointer(area, &sh->ranges);
+		free_pointer(area, &sh->splitters);
 	}
-	mp_join_shared_init(sh, sh->nworkers);
+	SharedFileSetDeleteAll(&sh->fileset);
+	init_state(sh, sh->nworkers, sh->budget);
 }
 
 mp_join_part_report *
@@ -152,7 +356,8 @@ mp_join_copy_reports(const mp_join_shared *sh, int *n)
 
 void
 mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_key_kind kind,
-					 AttrNumber key_col, bool keep_nulls)
+					 AttrNumber key_col, bool keep_nulls, AttrNumber outer_key_col,
+					 bool outer_keep_nulls)
 {
 	memset(in, 0, sizeof(*in));
 	in->sh = sh;
@@ -161,6 +366,11 @@ mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_k
 	in->key_bytes = mp_key_kind_bits(kind) <= 32 ? 4 : 8;
 	in->key_col = key_col;
 	in->keep_nulls = keep_nulls;
+	in->outer_key_col = outer_key_col;
+	in->outer_keep_nulls = outer_keep_nulls;
+	in->participant = IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+	in->cur = -1;
+	in->skip = -1;
 }
 
 /* A new allocation of the DSA, put on the list at *head. */
@@ -168,18 +378,28 @@ static void *
 shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nnull,
 			 dsa_pointer *dp)
 {
+	mp_join_shared *sh = in->sh;
 	shared_link *link;
 
 	*dp = dsa_allocate_extended(in->area, bytes, DSA_ALLOC_HUGE);
 	link = dsa_get_address(in->area, *dp);
+	link->bytes = bytes;
 	link->n = n;
 	link->nnull = nnull;
-	SpinLockAcquire(&in->sh->mutex);
+	SpinLockAcquire(&sh->mutex);
 	link->next = *head;
 	*head = *dp;
-	in->sh->bytes += bytes;
-	in->sh->peak = Max(in->sh->peak, in->sh->bytes);
-	SpinLockRelease(&in->sh->mutex);
+	sh->bytes += bytes;
+	sh->peak = Max(sh->peak, sh->bytes);
+	if (in->reading_input)
+	{
+		/* the rows read so far counted; beyond the budget, the rest is spooled */
+		sh->mem_rows += in->n + in->nnull - in->counted;
+		in->counted = in->n + in->nnull;
+		if (sh->bytes + (Size) sh->mem_rows * ROW_BYTES > sh->budget)
+			sh->spilling = true;
+	}
+	SpinLockRelease(&sh->mutex);
 	return link;
 }
 
@@ -193,8 +413,8 @@ room_in_chunk(void *arg, Size len)
 	len = MAXALIGN(len);
 	if (in->chunk == NULL || len > in->size - in->used)
 	{
-		in->size = Max(CHUNK_BYTES, LINK_BYTES + len);
-		in->chunk = shared_alloc(in, &in->sh->chunks, in->size, 0, 0, &in->chunk_dp);
+		in->size = Max(in->sh->chunk_bytes, LINK_BYTES + len);
+		in->chunk = shared_alloc(in, &in->side->chunks, in->size, 0, 0, &in->chunk_dp);
 		in->used = LINK_BYTES;
 	}
 	at = in->chunk + in->used;
@@ -202,50 +422,153 @@ room_in_chunk(void *arg, Size len)
 	return at;
 }
 
-/* This participant's portion of the inner rows, into the shared memory. */
+/* The row at place, with its key (or a NULL key), in this participant's arrays. */
+static void
+add_row(mp_join_inner *in, uint64 key, bool isnull, dsa_pointer place)
+{
+	if (isnull)
+	{
+		if (in->nnull == in->null_room)
+		{
+			in->null_room = in->null_room == 0 ? 1024 : in->null_room * 2;
+			in->null_rows = in->null_rows ?
+				repalloc_huge(in->null_rows, in->null_room * sizeof(dsa_pointer)) :
+				palloc_extended(in->null_room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+		}
+		in->null_rows[in->nnull++] = place;
+		return;
+	}
+	if (in->n == in->room)
+	{
+		in->room = in->room == 0 ? 65536 : in->room * 2;
+		in->keys = in->keys ? repalloc_huge(in->keys, in->room * sizeof(uint64)) :
+			palloc_extended(in->room * sizeof(uint64), MCXT_ALLOC_HUGE);
+		in->rows = in->rows ? repalloc_huge(in->rows, in->room * sizeof(dsa_pointer)) :
+			palloc_extended(in->room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+	}
+	in->keys[in->n] = key;
+	in->rows[in->n] = place;
+	in->n++;
+}
+
+/* The key into this participant's reservoir sample of the inner keys. */
+static void
+sample_key(mp_join_inner *in, uint64 key)
+{
+	if (in->sample == NULL)
+	{
+		in->sample = palloc(SAMPLE_KEYS * sizeof(uint64));
+		reservoir_init_selection_state(&in->reservoir, SAMPLE_KEYS);
+	}
+	if (in->nsample < SAMPLE_KEYS)
+		in->sample[in->nsample++] = key;
+	else
+	{
+		if (in->skip < 0)
+			in->skip = reservoir_get_next_S(&in->reservoir, in->seen, SAMPLE_KEYS);
+		if (in->skip <= 0)
+			in->sample[(int) (SAMPLE_KEYS * sampler_random_fract(&in->reservoir.randstate))] = key;
+		in->skip -= 1;
+	}
+	in->seen += 1;
+}
+
+/*
+ * A row into a tuplestore, its bytes counted as written to disk; meta NULL
+ * for an outer range's, which carries none.
+ */
+static void
+write_row(mp_join_inner *in, SharedTuplestoreAccessor *acc, const row_meta *meta, MinimalTuple t)
+{
+	static row_meta none;
+
+	sts_puttuple(acc, (void *) (meta ? meta : &none), t);
+	in->disk_bytes += t->t_len + (meta ? sizeof(row_meta) : 0);
+}
+
+/*
+ * This participant's portion of the inner rows: into the shared memory
+ * while it holds them, then to the spool.
+ */
 static void
 read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 {
+	volatile bool *spilling = &in->sh->spilling;
+
+	in->reading_input = true;
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(input);
 		bool		isnull;
 		Datum		d;
 		MinimalTuple row;
+		row_meta	meta;
 
 		if (TupIsNull(slot))
 			break;
 		d = slot_getattr(slot, in->key_col, &isnull);
-		if (isnull)
+		if (isnull && !in->keep_nulls)
+			continue;
+		meta.isnull = isnull;
+		meta.key = isnull ? 0 : mp_fold_key(in->kind, d);
+		if (!isnull)
+			sample_key(in, meta.key);
+		if (*spilling)
 		{
-			if (!in->keep_nulls)
-				continue;
-			if (in->nnull == in->null_room)
-			{
-				in->null_room = in->null_room == 0 ? 1024 : in->null_room * 2;
-				in->null_rows = in->null_rows ?
-					repalloc_huge(in->null_rows, in->null_room * sizeof(dsa_pointer)) :
-					palloc_extended(in->null_room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
-			}
-			row = mp_form_tuple(slot, room_in_chunk, in);
-			in->null_rows[in->nnull++] = in->chunk_dp + ((char *) row - in->chunk);
+			bool		should_free;
+
+			if (in->spool == NULL)
+				in->spool = sts_attach(spool_store(in->sh), in->participant, &in->sh->fileset);
+			row = ExecFetchSlotMinimalTuple(slot, &should_free);
+			write_row(in, in->spool, &meta, row);
+			in->spooled++;
+			if (should_free)
+				heap_free_minimal_tuple(row);
 			continue;
 		}
-		if (in->n == in->room)
-		{
-			in->room = in->room == 0 ? 65536 : in->room * 2;
-			in->keys = in->keys ? repalloc_huge(in->keys, in->room * sizeof(uint64)) :
-				palloc_extended(in->room * sizeof(uint64), MCXT_ALLOC_HUGE);
-			in->rows = in->rows ? repalloc_huge(in->rows, in->room * sizeof(dsa_pointer)) :
-				palloc_extended(in->room * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
-		}
-		in->keys[in->n] = mp_fold_key(in->kind, d);
 		row = mp_form_tuple(slot, room_in_chunk, in);
-		in->rows[in->n] = in->chunk_dp + ((char *) row - in->chunk);
-		in->n++;
+		add_row(in, meta.key, isnull, in->chunk_dp + ((char *) row - in->chunk));
+	}
+	in->reading_input = false;
+	SpinLockAcquire(&in->sh->mutex);
+	in->sh->mem_rows += in->n + in->nnull - in->counted;
+	SpinLockRelease(&in->sh->mutex);
+	in->counted = in->n + in->nnull;
+	if (in->spool)
+	{
+		sts_end_write(in->spool);
+		SpinLockAcquire(&in->sh->mutex);
+		in->sh->spooled += in->spooled;
+		in->sh->spooled_bytes += in->disk_bytes;
+		SpinLockRelease(&in->sh->mutex);
 	}
 	if (report)
-		report->inner_rows = in->n + in->nnull;
+	{
+		report->inner_rows = in->n + in->nnull + in->spooled;
+		report->spooled_rows = in->spooled;
+		report->disk_bytes = in->disk_bytes;
+	}
+}
+
+/* This participant's part of a key range's inner rows, from its tuplestore. */
+static void
+read_stored_rows(mp_join_inner *in, SharedTuplestoreAccessor *acc)
+{
+	MinimalTuple t;
+	row_meta	meta;
+	int64		count = 0;
+
+	sts_begin_parallel_scan(acc);
+	while ((t = sts_parallel_scan_next(acc, &meta)) != NULL)
+	{
+		char	   *row = room_in_chunk(in, t->t_len);
+
+		memcpy(row, t, t->t_len);
+		add_row(in, meta.key, meta.isnull, in->chunk_dp + (row - in->chunk));
+		if (++count % WRITE_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	sts_end_parallel_scan(acc);
 }
 
 /* A part's keys take key_bytes each, padded to a whole number of words. */
@@ -305,14 +628,32 @@ order_keys(mp_join_inner *in, const void *keys, int64 n, const int64 *bounds, in
 	return run.used_gpu;
 }
 
+/* Forgets this participant's part: its arrays and its chunk. */
+static void
+forget_part(mp_join_inner *in)
+{
+	if (in->keys)
+		pfree(in->keys);
+	if (in->rows)
+		pfree(in->rows);
+	if (in->null_rows)
+		pfree(in->null_rows);
+	in->keys = NULL;
+	in->rows = NULL;
+	in->null_rows = NULL;
+	in->n = in->room = in->nnull = in->null_room = in->counted = 0;
+	in->chunk = NULL;
+}
+
 /*
- * The participant's part, sorted by key on its own (the participants sort
- * their parts side by side), published for the one who merges them: its
- * keys (key_bytes each) and their rows' places in key order, then the
- * places of its rows with a NULL key.
+ * The participant's part, published for the one who merges them: its keys
+ * (key_bytes each) and their rows' places, then the places of its rows with
+ * a NULL key.  Sorted by key on its own (the participants sort their parts
+ * side by side), unless sort is false: the whole inner side is going into
+ * key ranges.
  */
 static void
-publish(mp_join_inner *in, mp_join_part_report *report)
+publish(mp_join_inner *in, bool sort, mp_join_part_report *report)
 {
 	double		t0 = mp_now_ms();
 	dsa_pointer dp;
@@ -321,34 +662,58 @@ publish(mp_join_inner *in, mp_join_part_report *report)
 
 	if (in->n + in->nnull > 0)
 	{
-		part = shared_alloc(in, &in->sh->parts,
+		char	   *keys = palloc_extended(Max(in->n, 1) * in->key_bytes, MCXT_ALLOC_HUGE);
+
+		part = shared_alloc(in, &in->side->parts,
 							LINK_BYTES + key_part + (in->n + in->nnull) * sizeof(dsa_pointer),
 							in->n, in->nnull, &dp);
 		part += LINK_BYTES;
-		if (in->n > 0)
+		if (in->key_bytes == 4)
+			for (int64 i = 0; i < in->n; i++)
+				((uint32 *) keys)[i] = (uint32) in->keys[i];
+		else
+			memcpy(keys, in->keys, in->n * sizeof(uint64));
+		if (sort && in->n > 0)
 		{
-			char	   *keys = palloc_extended(in->n * in->key_bytes, MCXT_ALLOC_HUGE);
 			uint32	   *perm = palloc_extended(in->n * sizeof(uint32), MCXT_ALLOC_HUGE);
 
-			if (in->key_bytes == 4)
-				for (int64 i = 0; i < in->n; i++)
-					((uint32 *) keys)[i] = (uint32) in->keys[i];
-			else
-				memcpy(keys, in->keys, in->n * sizeof(uint64));
 			if (order_keys(in, keys, in->n, NULL, 0, perm) && report)
 				report->any_gpu = true;
 			mp_cpu_gather(part, keys, in->key_bytes, perm, in->n, mp_cpu_threads);
 			mp_cpu_gather(part + key_part, in->rows, sizeof(dsa_pointer), perm, in->n,
 						  mp_cpu_threads);
-			pfree(keys);
 			pfree(perm);
 		}
+		else
+		{
+			memcpy(part, keys, in->n * in->key_bytes);
+			memcpy(part + key_part, in->rows, in->n * sizeof(dsa_pointer));
+		}
+		pfree(keys);
 		memcpy(part + key_part + in->n * sizeof(dsa_pointer), in->null_rows,
 			   in->nnull * sizeof(dsa_pointer));
 	}
-	mp_join_inner_forget(in);
+	forget_part(in);
 	if (report)
-		report->sort_ms = mp_now_ms() - t0;
+		report->sort_ms += mp_now_ms() - t0;
+}
+
+/* This participant's sample of the inner keys, for the one who splits. */
+static void
+publish_sample(mp_join_inner *in)
+{
+	dsa_pointer dp;
+	char	   *at;
+
+	if (in->nsample > 0)
+	{
+		at = shared_alloc(in, &in->sh->samples, LINK_BYTES + in->nsample * sizeof(uint64),
+						  in->nsample, (int64) in->seen, &dp);
+		memcpy(at + LINK_BYTES, in->sample, in->nsample * sizeof(uint64));
+	}
+	if (in->sample)
+		pfree(in->sample);
+	in->sample = NULL;
 }
 
 /*
@@ -361,12 +726,12 @@ static void
 merge_parts(mp_join_inner *in, mp_join_part_report *report)
 {
 	mp_join_shared *sh = in->sh;
+	mp_shared_side *side = in->side;
 	double		t0 = mp_now_ms();
 	int64		n = 0,
 				nnull = 0,
 				k = 0,
 				null_at = 0;
-	Size		parts_bytes = 0;
 	dsa_pointer dp;
 	char	   *keys;
 	dsa_pointer *rows,
@@ -375,7 +740,7 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 	uint32	   *perm;
 	bool		gpu = false;
 
-	for (dp = sh->parts; DsaPointerIsValid(dp);)
+	for (dp = side->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
 
@@ -387,10 +752,10 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 	if (n >= (int64) PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("MergepathJoin cannot hold " INT64_FORMAT " inner rows in parallel", n),
+				 errmsg("MergepathJoin cannot hold " INT64_FORMAT " inner rows of one key range in parallel", n),
 				 errhint("Set max_parallel_workers_per_gather to 0 for this query.")));
-	sh->nkeyed = n;
-	sh->nnull = nnull;
+	side->nkeyed = n;
+	side->nnull = nnull;
 	if (n + nnull == 0)
 		return;
 
@@ -401,12 +766,13 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 	keys = palloc_extended(Max(n, 1) * in->key_bytes, MCXT_ALLOC_HUGE);
 	rows = palloc_extended(Max(n, 1) * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
 	bounds = palloc((k + 1) * sizeof(int64));
-	sh->sorted_rows = dsa_allocate_extended(in->area, (n + nnull) * sizeof(dsa_pointer),
-											DSA_ALLOC_HUGE);
-	sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
+	side->sorted_rows = dsa_allocate_extended(in->area, (n + nnull) * sizeof(dsa_pointer),
+											  DSA_ALLOC_HUGE);
+	count_bytes(sh, (n + nnull) * sizeof(dsa_pointer), 0);
+	sorted_rows = dsa_get_address(in->area, side->sorted_rows);
 	k = 0;
 	bounds[0] = 0;
-	for (dp = sh->parts; DsaPointerIsValid(dp);)
+	for (dp = side->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
 		const char *pk = (const char *) link + LINK_BYTES;
@@ -418,47 +784,39 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 		memcpy(rows + at, places, link->n * sizeof(dsa_pointer));
 		memcpy(sorted_rows + n + null_at, places + link->n, link->nnull * sizeof(dsa_pointer));
 		null_at += link->nnull;
-		parts_bytes += LINK_BYTES + PART_KEY_BYTES(link->n, in->key_bytes) +
-			(link->n + link->nnull) * sizeof(dsa_pointer);
 		if (link->n > 0)
 			bounds[++k] = at + link->n;
 		dp = link->next;
 	}
-	/* the others wait at the barrier: the counts are this participant's alone */
-	sh->bytes += (n + nnull) * sizeof(dsa_pointer);
-	sh->peak = Max(sh->peak, sh->bytes);
-	free_list(in->area, sh->parts);
-	sh->parts = InvalidDsaPointer;
-	sh->bytes -= parts_bytes;
+	free_list(sh, in->area, &side->parts);
 	if (in->keep_nulls && n > 0)
 	{
-		sh->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
-		sh->bytes += n;
+		side->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
+		count_bytes(sh, n, 0);
 	}
 
 	if (n > 0)
 	{
 		perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
 		gpu = order_keys(in, keys, n, bounds, k, perm);
-		sh->sorted_on_gpu = gpu;
+		side->sorted_on_gpu = gpu;
 
 		/* in key order: the keys signed, and the places */
-		sh->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
-		sh->bytes += n * in->key_bytes;
-		sh->peak = Max(sh->peak, sh->bytes);
-		mp_cpu_gather(dsa_get_address(in->area, sh->sorted_keys), keys, in->key_bytes, perm,
+		side->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
+		count_bytes(sh, n * in->key_bytes, 0);
+		mp_cpu_gather(dsa_get_address(in->area, side->sorted_keys), keys, in->key_bytes, perm,
 					  n, mp_cpu_threads);
 		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads);
 		if (in->key_bytes == 4)
 		{
-			uint32	   *out = dsa_get_address(in->area, sh->sorted_keys);
+			uint32	   *out = dsa_get_address(in->area, side->sorted_keys);
 
 			for (int64 i = 0; i < n; i++)
 				out[i] ^= UINT32_C(0x80000000);
 		}
 		else
 		{
-			uint64	   *out = dsa_get_address(in->area, sh->sorted_keys);
+			uint64	   *out = dsa_get_address(in->area, side->sorted_keys);
 
 			for (int64 i = 0; i < n; i++)
 				out[i] ^= UINT64_C(0x8000000000000000);
@@ -468,21 +826,273 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 	pfree(keys);
 	pfree(rows);
 	pfree(bounds);
-	sh->nparts = k;
+	side->nparts = k;
 	if (report)
 	{
-		report->merge_ms = mp_now_ms() - t0;
+		report->merge_ms += mp_now_ms() - t0;
 		report->sorted_here = true;
-		report->sort_gpu = gpu;
+		report->sort_gpu |= gpu;
+	}
+}
+
+/* A sample's key and the rows it stands for. */
+typedef struct weighted_key
+{
+	uint64		key;
+	double		weight;
+} weighted_key;
+
+static int
+cmp_weighted(const void *a, const void *b)
+{
+	uint64		x = ((const weighted_key *) a)->key,
+				y = ((const weighted_key *) b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The elected participant's part when the inner side outgrew the memory:
+ * the number of key ranges, so that each range's inner rows take about half
+ * the memory, and their split points, quantiles of the participants'
+ * samples weighted by the rows each read; then the ranges' tuplestores.
+ */
+static void
+split(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+	int64		total = 0;
+	weighted_key *all;
+	uint64	   *splitters;
+	double		weight = 0,
+				need,
+				step,
+				cum = 0;
+	int			want,
+				nsplit = 0;
+	dsa_pointer dp;
+
+	for (dp = sh->samples; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+
+		total += link->n;
+		dp = link->next;
+	}
+	all = palloc(Max(total, 1) * sizeof(weighted_key));
+	total = 0;
+	for (dp = sh->samples; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+		const uint64 *keys = (const uint64 *) ((char *) link + LINK_BYTES);
+
+		for (int64 i = 0; i < link->n; i++)
+		{
+			all[total].key = keys[i];
+			all[total].weight = (double) link->nnull / link->n;
+			weight += all[total].weight;
+			total++;
+		}
+		dp = link->next;
+	}
+	free_list(sh, in->area, &sh->samples);
+
+	/* the whole inner side's need: the chunks' tuples and the spooled ones */
+	need = (double) sh->bytes + sh->spooled_bytes +
+		(double) (sh->mem_rows + sh->spooled) * ROW_BYTES;
+	want = (int) Min(Max(ceil(need / (sh->budget / 2.0)), 2.0), (double) MAX_RANGES);
+	qsort(all, total, sizeof(weighted_key), cmp_weighted);
+	splitters = palloc(want * sizeof(uint64));
+	step = weight / want;
+	for (int64 i = 0; i < total && nsplit < want - 1; i++)
+	{
+		/* a split point where the weight crosses the next multiple of step */
+		if (cum >= step * (nsplit + 1) && (nsplit == 0 || all[i].key > splitters[nsplit - 1]))
+			splitters[nsplit++] = all[i].key;
+		cum += all[i].weight;
+	}
+	pfree(all);
+
+	sh->nranges = nsplit + 1;
+	sh->splitters = dsa_allocate(in->area, Max(nsplit, 1) * sizeof(uint64));
+	memcpy(dsa_get_address(in->area, sh->splitters), splitters, nsplit * sizeof(uint64));
+	pfree(splitters);
+	sh->ranges = dsa_allocate_extended(in->area, sh->nranges * range_bytes(sh), DSA_ALLOC_HUGE);
+	in->range_inner = palloc(sh->nranges * sizeof(SharedTuplestoreAccessor *));
+	in->range_outer = palloc(sh->nranges * sizeof(SharedTuplestoreAccessor *));
+	for (int r = 0; r < sh->nranges; r++)
+	{
+		char		name[32];
+
+		init_side(range_side(sh, in->area, r));
+		snprintf(name, sizeof(name), "mpjoin.%d.i", r);
+		in->range_inner[r] = sts_initialize(range_store(sh, in->area, r, false), participants(sh),
+											in->participant, sizeof(row_meta),
+											SHARED_TUPLESTORE_SINGLE_PASS, &sh->fileset, name);
+		snprintf(name, sizeof(name), "mpjoin.%d.o", r);
+		in->range_outer[r] = sts_initialize(range_store(sh, in->area, r, true), participants(sh),
+											in->participant, 0,
+											SHARED_TUPLESTORE_SINGLE_PASS, &sh->fileset, name);
+	}
+	/* the parts in memory, to be written out by whoever claims each */
+	sh->claim = sh->whole.parts;
+}
+
+/* This participant's view of the key ranges, once they are set up. */
+static void
+attach_ranges(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+
+	in->nranges = sh->nranges;
+	in->splitters = dsa_get_address(in->area, sh->splitters);
+	in->range_done = palloc0(in->nranges * sizeof(bool));
+	if (in->range_inner)
+		return;					/* it set them up */
+	in->range_inner = palloc(in->nranges * sizeof(SharedTuplestoreAccessor *));
+	in->range_outer = palloc(in->nranges * sizeof(SharedTuplestoreAccessor *));
+	for (int r = 0; r < in->nranges; r++)
+	{
+		in->range_inner[r] = sts_attach(range_store(sh, in->area, r, false), in->participant,
+										&sh->fileset);
+		in->range_outer[r] = sts_attach(range_store(sh, in->area, r, true), in->participant,
+										&sh->fileset);
+	}
+}
+
+/* The key range of a key: the number of split points at or below it. */
+static inline int
+range_of(const mp_join_inner *in, uint64 key)
+{
+	int			lo = 0,
+				hi = in->nranges - 1;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (in->splitters[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * This participant's part of writing the inner rows out to the ranges: the
+ * parts in memory it claims, and its share of the spool.
+ */
+static void
+split_inner(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+	MinimalTuple t;
+	row_meta	meta;
+	int64		count = 0;
+
+	for (;;)
+	{
+		dsa_pointer dp;
+		shared_link *link;
+		const char *keys;
+		const dsa_pointer *places;
+
+		SpinLockAcquire(&sh->mutex);
+		dp = sh->claim;
+		if (DsaPointerIsValid(dp))
+			sh->claim = ((shared_link *) dsa_get_address(in->area, dp))->next;
+		SpinLockRelease(&sh->mutex);
+		if (!DsaPointerIsValid(dp))
+			break;
+		link = dsa_get_address(in->area, dp);
+		keys = (const char *) link + LINK_BYTES;
+		places = (const dsa_pointer *) (keys + PART_KEY_BYTES(link->n, in->key_bytes));
+		for (int64 i = 0; i < link->n + link->nnull; i++)
+		{
+			meta.isnull = i >= link->n;
+			meta.key = meta.isnull ? 0 : in->key_bytes == 4 ? ((const uint32 *) keys)[i] :
+				((const uint64 *) keys)[i];
+			write_row(in, in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)], &meta,
+					  dsa_get_address(in->area, places[i]));
+			if (++count % WRITE_CHUNK == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	if (in->spool == NULL)
+		in->spool = sts_attach(spool_store(sh), in->participant, &sh->fileset);
+	sts_begin_parallel_scan(in->spool);
+	while ((t = sts_parallel_scan_next(in->spool, &meta)) != NULL)
+	{
+		write_row(in, in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)], &meta, t);
+		if (++count % WRITE_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	sts_end_parallel_scan(in->spool);
+	for (int r = 0; r < in->nranges; r++)
+		sts_end_write(in->range_inner[r]);
+}
+
+/* This participant's outer rows written out to the ranges. */
+static void
+split_outer(mp_join_inner *in, PlanState *outer)
+{
+	int64		count = 0;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(outer);
+		bool		isnull,
+					should_free;
+		Datum		d;
+		MinimalTuple row;
+
+		if (TupIsNull(slot))
+			break;
+		d = slot_getattr(slot, in->outer_key_col, &isnull);
+		if (isnull && !in->outer_keep_nulls)
+			continue;
+		row = ExecFetchSlotMinimalTuple(slot, &should_free);
+		write_row(in, in->range_outer[isnull ? 0 : range_of(in, mp_fold_key(in->kind, d))],
+				  NULL, row);
+		if (should_free)
+			heap_free_minimal_tuple(row);
+		if (++count % WRITE_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	for (int r = 0; r < in->nranges; r++)
+		sts_end_write(in->range_outer[r]);
+}
+
+/* The side's sorted keys and rows, to search and probe. */
+static void
+use_side(mp_join_inner *in, mp_join_part_report *report)
+{
+	mp_shared_side *side = in->side;
+
+	in->nkeyed = side->nkeyed;
+	in->nrows = side->nkeyed + side->nnull;
+	in->sorted_on_gpu = side->sorted_on_gpu;
+	in->sorted_keys = in->nkeyed > 0 ? dsa_get_address(in->area, side->sorted_keys) : NULL;
+	in->sorted_rows = in->nrows > 0 ? dsa_get_address(in->area, side->sorted_rows) : NULL;
+	in->matched = DsaPointerIsValid(side->matched) ?
+		dsa_get_address(in->area, side->matched) : NULL;
+	if (report)
+	{
+		report->shared_parts = Max(report->shared_parts, side->nparts);
+		report->shared_peak = in->sh->peak;
+		report->shared_bytes = in->sh->bytes;
 	}
 }
 
 /*
  * The shared inner side, built with the others (or found built): on return
- * the sorted keys and rows are there to search.
+ * the sorted keys and rows are there to search, or (in->ranged) both sides
+ * are written out in key ranges, to be joined with mp_join_next_range.
  */
 void
-mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
+mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
+					mp_join_part_report *report)
 {
 	mp_join_shared *sh = in->sh;
 	int			phase;
@@ -499,35 +1109,67 @@ mp_join_inner_build(mp_join_inner *in, PlanState *input, mp_join_part_report *re
 		in->probing = true;
 	}
 
+	in->side = &sh->whole;
 	phase = BarrierAttach(&sh->build);
 	if (phase == BUILD_READ)
 	{
-		read_rows(in, input, report);
-		publish(in, report);
+		read_rows(in, inner, report);
+		publish(in, !sh->spilling, report);
+		publish_sample(in);
 		if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
-			merge_parts(in, report);
-		phase = BUILD_SORT;
+		{
+			if (sh->spilling)
+				split(in);
+			else
+				merge_parts(in, report);
+		}
+		phase = BUILD_DECIDE;
 	}
-	if (phase == BUILD_SORT)
-		BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
-	BarrierDetach(&sh->build);
-
-	in->nkeyed = sh->nkeyed;
-	in->nrows = sh->nkeyed + sh->nnull;
-	if (report)
+	if (phase == BUILD_DECIDE)
 	{
-		report->shared_rows = in->nrows;
-		report->shared_parts = sh->nparts;
-		report->shared_bytes = sh->bytes;
-		report->shared_peak = sh->peak;
+		BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
+		phase = BUILD_DONE;
 	}
-	in->sorted_on_gpu = sh->sorted_on_gpu;
-	if (in->nkeyed > 0)
-		in->sorted_keys = dsa_get_address(in->area, sh->sorted_keys);
-	if (in->nrows > 0)
-		in->sorted_rows = dsa_get_address(in->area, sh->sorted_rows);
-	if (DsaPointerIsValid(sh->matched))
-		in->matched = dsa_get_address(in->area, sh->matched);
+	if (in->sample)
+		pfree(in->sample);
+	in->sample = NULL;
+
+	if (sh->nranges > 0)
+	{
+		double		t0 = mp_now_ms();
+
+		attach_ranges(in);
+		if (phase == BUILD_SPLIT_INNER)
+		{
+			split_inner(in);
+			if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
+				free_side(sh, in->area, &sh->whole, in->key_bytes);
+			phase = BUILD_SPLIT_OUTER;
+		}
+		if (phase == BUILD_SPLIT_OUTER)
+		{
+			split_outer(in, outer);
+			BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
+		}
+		BarrierDetach(&sh->build);
+		in->ranged = true;
+		in->built = true;
+		in->side = NULL;
+		if (report)
+		{
+			report->nranges = in->nranges;
+			report->budget = sh->budget;
+			report->shared_rows = sh->mem_rows + sh->spooled;
+			report->disk_bytes = in->disk_bytes;
+			report->split_ms = mp_now_ms() - t0;
+		}
+		return;
+	}
+
+	BarrierDetach(&sh->build);
+	use_side(in, report);
+	if (report)
+		report->shared_rows = in->nrows;
 	in->built = true;
 }
 
@@ -544,21 +1186,119 @@ mp_join_inner_probe_done(mp_join_inner *in)
 	return BarrierArriveAndDetach(&in->sh->probe);
 }
 
-/* Forgets the pointers into the shared memory (before a rescan). */
+/*
+ * The next key range not yet joined: built with the other participants
+ * that come to it (or found built), its outer rows' scan begun.  False
+ * when every range is done.
+ */
+bool
+mp_join_next_range(mp_join_inner *in, mp_join_part_report *report)
+{
+	mp_join_shared *sh = in->sh;
+
+	for (int r = 0; r < in->nranges; r++)
+	{
+		mp_shared_side *side;
+		int			phase;
+
+		if (in->range_done[r])
+			continue;
+		side = range_side(sh, in->area, r);
+		phase = BarrierAttach(&side->barrier);
+		if (phase >= RANGE_DONE)
+		{
+			BarrierDetach(&side->barrier);
+			in->range_done[r] = true;
+			continue;
+		}
+		in->side = side;
+		in->cur = r;
+		if (phase == RANGE_LOAD)
+		{
+			read_stored_rows(in, in->range_inner[r]);
+			publish(in, true, report);
+			if (BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION))
+				merge_parts(in, report);
+			phase = RANGE_MERGE;
+		}
+		if (phase == RANGE_MERGE)
+			BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION);
+		use_side(in, report);
+		sts_begin_parallel_scan(in->range_outer[r]);
+		if (report)
+			report->ranges++;
+		return true;
+	}
+	/* every range joined: a RIGHT or FULL join's participant leaves the probe */
+	(void) mp_join_inner_probe_done(in);
+	return false;
+}
+
+/* The range's next outer row, or NULL when they are all read. */
+MinimalTuple
+mp_join_range_outer_row(mp_join_inner *in)
+{
+	if (in->cur < 0)
+		return NULL;
+	return sts_parallel_scan_next(in->range_outer[in->cur], NULL);
+}
+
+/*
+ * This participant is done with the range's outer rows and leaves it: true
+ * for the last to leave a RIGHT or FULL join's range, which is to return
+ * its unmatched inner rows and then free it (mp_join_range_free); the last
+ * to leave another range frees it.
+ */
+bool
+mp_join_range_done(mp_join_inner *in)
+{
+	if (in->cur < 0)
+		return false;
+	sts_end_parallel_scan(in->range_outer[in->cur]);
+	in->range_done[in->cur] = true;
+	in->cur = -1;
+	if (!BarrierArriveAndDetach(&in->side->barrier))
+	{
+		in->side = NULL;
+		return false;
+	}
+	if (in->keep_nulls && in->nrows > 0)
+		return true;
+	mp_join_range_free(in);
+	return false;
+}
+
+void
+mp_join_range_free(mp_join_inner *in)
+{
+	if (in->side)
+		free_side(in->sh, in->area, in->side, in->key_bytes);
+	in->side = NULL;
+	in->sorted_keys = NULL;
+	in->sorted_rows = NULL;
+	in->matched = NULL;
+	in->nkeyed = in->nrows = 0;
+}
+
+/* Forgets the pointers into the shared memory and the files (before a rescan). */
 void
 mp_join_inner_forget(mp_join_inner *in)
 {
-	if (in->keys)
-		pfree(in->keys);
-	if (in->rows)
-		pfree(in->rows);
-	if (in->null_rows)
-		pfree(in->null_rows);
-	in->keys = NULL;
-	in->rows = NULL;
-	in->null_rows = NULL;
-	in->n = in->room = in->nnull = in->null_room = 0;
-	in->chunk = NULL;
+	forget_part(in);
+	if (in->cur >= 0 && in->range_outer)
+		sts_end_parallel_scan(in->range_outer[in->cur]);
+	if (in->spool)
+		sts_end_parallel_scan(in->spool);
+	if (in->sample)
+		pfree(in->sample);
+	in->sample = NULL;
+	in->spool = NULL;
+	in->range_inner = in->range_outer = NULL;
+	in->range_done = NULL;
+	in->ranged = false;
+	in->nranges = 0;
+	in->cur = -1;
+	in->side = NULL;
 	in->sorted_keys = NULL;
 	in->sorted_rows = NULL;
 	in->matched = NULL;
