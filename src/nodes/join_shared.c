@@ -1121,7 +1121,10 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 			if (sh->spilling)
 				split(in);
 			else
+			{
+				free_list(sh, in->area, &sh->samples);
 				merge_parts(in, report);
+			}
 		}
 		phase = BUILD_DECIDE;
 	}
