@@ -7,6 +7,7 @@
 #   make check-readme               the SQL examples of README.md and docs/ against their outputs
 #   make check-c-sanitized          the C tests of the CPU backend under ASan and UBSan
 #   make check-fuzz                 libFuzzer over the CPU backend (clang), FUZZ_SECONDS
+#   make check-citus                the Citus suite on a throwaway cluster (builds Citus)
 #   make bench                      kernel-level benchmarks (need nvcc)
 #
 # NVCC= builds the CPU backend alone; CUDA_ARCHS picks the GPU targets.
@@ -177,7 +178,16 @@ installcheck-gpu:
 check-readme:
 	test/readme_examples.pl
 
-.PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme bench installcheck-cpu \
+# a coordinator and two workers on this machine (test/citus/cluster.sh);
+# CITUS_OPTS adds settings, as -o name=value (every node) or -w (workers)
+check-citus:
+	test/citus/build.sh
+	test/citus/cluster.sh $(CITUS_OPTS) -- $(dir $(PGXS))../../src/test/regress/pg_regress \
+		--bindir='$(bindir)' --use-existing --dbname=postgres --inputdir=test/citus \
+		--outputdir=test/citus citus || \
+		{ cat test/citus/regression.diffs 2>/dev/null; exit 1; }
+
+.PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme check-citus bench installcheck-cpu \
 	installcheck-gpu
 
 test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) $(API_HEADERS)
