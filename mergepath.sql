@@ -331,182 +331,161 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION gpu_unique(float8[]) IS
 'the ascending array a with repeated keys dropped, the first of each run kept';
 
--- The aggregates' support functions: one state (internal) for both.
-CREATE FUNCTION mergepath_agg_combine(internal, internal) RETURNS internal
+-- The aggregates' support functions.  The state is a bytea (held as an
+-- expanded object while the aggregate runs): a plain type lets Citus split
+-- the aggregates into partial states on its workers, combined on the
+-- coordinator, which it refuses for internal ones.
+CREATE FUNCTION mergepath_agg_combine(bytea, bytea) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_agg_combine'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_agg_serialize(internal) RETURNS bytea
-AS 'MODULE_PATHNAME', 'mergepath_agg_serialize'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION mergepath_agg_deserialize(bytea, internal) RETURNS internal
-AS 'MODULE_PATHNAME', 'mergepath_agg_deserialize'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION mergepath_sort_agg_transfn(internal, int4) RETURNS internal
+CREATE FUNCTION mergepath_sort_agg_transfn(bytea, int4) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_sort_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_sort_agg_finalfn(internal, int4) RETURNS int4[]
+CREATE FUNCTION mergepath_sort_agg_finalfn(bytea, int4) RETURNS int4[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_sort_agg(int4) (
 	SFUNC = mergepath_sort_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int4) IS
 'the non-NULL inputs as an ascending array (NULL when there are none)';
 
-CREATE FUNCTION mergepath_merge_agg_transfn(internal, int4[]) RETURNS internal
+CREATE FUNCTION mergepath_merge_agg_transfn(bytea, int4[]) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_merge_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_merge_agg_finalfn(internal, int4[]) RETURNS int4[]
+CREATE FUNCTION mergepath_merge_agg_finalfn(bytea, int4[]) RETURNS int4[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_merge_agg(int4[]) (
 	SFUNC = mergepath_merge_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_merge_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_merge_agg(int4[]) IS
 'all elements of the (ascending) input arrays merged into one ascending array';
 
-CREATE FUNCTION mergepath_sort_agg_transfn(internal, int8) RETURNS internal
+CREATE FUNCTION mergepath_sort_agg_transfn(bytea, int8) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_sort_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_sort_agg_finalfn(internal, int8) RETURNS int8[]
+CREATE FUNCTION mergepath_sort_agg_finalfn(bytea, int8) RETURNS int8[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_sort_agg(int8) (
 	SFUNC = mergepath_sort_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int8) IS
 'the non-NULL inputs as an ascending array (NULL when there are none)';
 
-CREATE FUNCTION mergepath_merge_agg_transfn(internal, int8[]) RETURNS internal
+CREATE FUNCTION mergepath_merge_agg_transfn(bytea, int8[]) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_merge_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_merge_agg_finalfn(internal, int8[]) RETURNS int8[]
+CREATE FUNCTION mergepath_merge_agg_finalfn(bytea, int8[]) RETURNS int8[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_merge_agg(int8[]) (
 	SFUNC = mergepath_merge_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_merge_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_merge_agg(int8[]) IS
 'all elements of the (ascending) input arrays merged into one ascending array';
 
-CREATE FUNCTION mergepath_sort_agg_transfn(internal, float4) RETURNS internal
+CREATE FUNCTION mergepath_sort_agg_transfn(bytea, float4) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_sort_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_sort_agg_finalfn(internal, float4) RETURNS float4[]
+CREATE FUNCTION mergepath_sort_agg_finalfn(bytea, float4) RETURNS float4[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_sort_agg(float4) (
 	SFUNC = mergepath_sort_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float4) IS
 'the non-NULL inputs as an ascending array (NULL when there are none)';
 
-CREATE FUNCTION mergepath_merge_agg_transfn(internal, float4[]) RETURNS internal
+CREATE FUNCTION mergepath_merge_agg_transfn(bytea, float4[]) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_merge_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_merge_agg_finalfn(internal, float4[]) RETURNS float4[]
+CREATE FUNCTION mergepath_merge_agg_finalfn(bytea, float4[]) RETURNS float4[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_merge_agg(float4[]) (
 	SFUNC = mergepath_merge_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_merge_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_merge_agg(float4[]) IS
 'all elements of the (ascending) input arrays merged into one ascending array';
 
-CREATE FUNCTION mergepath_sort_agg_transfn(internal, float8) RETURNS internal
+CREATE FUNCTION mergepath_sort_agg_transfn(bytea, float8) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_sort_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_sort_agg_finalfn(internal, float8) RETURNS float8[]
+CREATE FUNCTION mergepath_sort_agg_finalfn(bytea, float8) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_sort_agg(float8) (
 	SFUNC = mergepath_sort_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float8) IS
 'the non-NULL inputs as an ascending array (NULL when there are none)';
 
-CREATE FUNCTION mergepath_merge_agg_transfn(internal, float8[]) RETURNS internal
+CREATE FUNCTION mergepath_merge_agg_transfn(bytea, float8[]) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_merge_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_merge_agg_finalfn(internal, float8[]) RETURNS float8[]
+CREATE FUNCTION mergepath_merge_agg_finalfn(bytea, float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_merge_agg(float8[]) (
 	SFUNC = mergepath_merge_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_merge_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_merge_agg(float8[]) IS
@@ -522,221 +501,309 @@ COMMENT ON FUNCTION mergepath_info() IS
 
 -- Sorting with payloads (0.5)
 
--- gpu_sort_agg(value, key): one state and support functions for every pair
--- of types
-CREATE FUNCTION mergepath_sort_by_key_agg_transfn(internal, anyelement, anycompatible)
-RETURNS internal
+-- gpu_sort_agg(value, key): support functions for every pair of types
+-- (declared with their types, since Citus calls them without the call's
+-- expression)
+
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int4, int4) RETURNS bytea
 AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(internal, anyelement, anycompatible)
-RETURNS anyarray
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int4, int4) RETURNS int4[]
 AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE gpu_sort_agg(value int4, key int4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int4, int4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int4, int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int4, int8) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int4, key int8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int4, int8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int4, float4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int4, float4) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int4, key float4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int4, float4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int4, float8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int4, float8) RETURNS int4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int4, key float8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int4, float8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int8, int4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int8, int4) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int8, key int4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int8, int4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int8, int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int8, int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int8, key int8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int8, int8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int8, float4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int8, float4) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int8, key float4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int8, float4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, int8, float8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, int8, float8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value int8, key float8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(int8, float8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float4, int4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float4, int4) RETURNS float4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float4, key int4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float4, int4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float4, int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float4, int8) RETURNS float4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float4, key int8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float4, int8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float4, float4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float4, float4) RETURNS float4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float4, key float4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float4, float4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float4, float8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float4, float8) RETURNS float4[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float4, key float8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float4, float8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float8, int4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float8, int4) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float8, key int4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float8, int4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float8, int8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float8, int8) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float8, key int8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float8, int8) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float8, float4) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float8, float4) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float8, key float4) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float8, float4) IS
 'the non-NULL values in the stable order of their keys, those of NULL keys last (NULL when there are none)';
 
+CREATE FUNCTION mergepath_sort_by_key_agg_transfn(bytea, float8, float8) RETURNS bytea
+AS 'MODULE_PATHNAME', 'mergepath_sort_by_key_agg_transfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION mergepath_sort_by_key_agg_finalfn(bytea, float8, float8) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'mergepath_agg_finalfn'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE AGGREGATE gpu_sort_agg(value float8, key float8) (
 	SFUNC = mergepath_sort_by_key_agg_transfn,
-	STYPE = internal,
+	STYPE = bytea,
 	FINALFUNC = mergepath_sort_by_key_agg_finalfn,
 	FINALFUNC_EXTRA,
 	COMBINEFUNC = mergepath_agg_combine,
-	SERIALFUNC = mergepath_agg_serialize,
-	DESERIALFUNC = mergepath_agg_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE gpu_sort_agg(float8, float8) IS

@@ -29,6 +29,12 @@ mp_gpu_release(void)
 {
 }
 
+void
+mp_gpu_set_device(int ordinal)
+{
+	(void) ordinal;
+}
+
 mp_status
 mp_gpu_describe(mp_gpu_device *dev)
 {

@@ -32,3 +32,21 @@ SELECT gpu_merge(x, x) FROM (SELECT array_fill(0, ARRAY[67108864]) AS x) s;
 -- bad settings
 SET mergepath.device = 'tpu';
 SET mergepath.gpu_min_elements = -2;
+-- the aggregates' state is a bytea to SQL: a support function called outside
+-- an aggregate, or given a state that mergepath did not make, refuses it
+SELECT mergepath_agg_combine(NULL, NULL);
+CREATE AGGREGATE pg_temp.forged(int4) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea,
+  INITCOND = '\x0102', FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA);
+SELECT pg_temp.forged(x) FROM generate_series(1, 3) x;
+\echo :LAST_ERROR_SQLSTATE
+-- a state of gpu_sort_agg(int8) given to gpu_sort_agg(int4)'s functions
+CREATE AGGREGATE pg_temp.collect8(int8) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea);
+DO $$
+BEGIN
+  EXECUTE format('CREATE AGGREGATE pg_temp.finish4(int4) (SFUNC = mergepath_sort_agg_transfn, '
+                 'STYPE = bytea, INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, '
+                 'FINALFUNC_EXTRA)',
+                 (SELECT pg_temp.collect8(x)::text FROM generate_series(1, 3) x));
+END $$;
+SELECT pg_temp.finish4(x) FROM generate_series(1, 3) x;
+\echo :LAST_ERROR_SQLSTATE

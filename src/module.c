@@ -19,6 +19,7 @@ int			mp_device = MP_DEVICE_AUTO;
 int			mp_gpu_min_elements = -1;
 bool		mp_check_sorted = true;
 int			mp_max_gpu_backends = 8;
+int			mp_gpu_ordinal = 0;
 int			mp_gpu_pool_max_mb = 256;
 int			mp_gpu_idle_release = 60;
 int			mp_merge_runs = MP_RUNS_AUTO;
@@ -78,6 +79,13 @@ _PG_init(void)
 							"How many server processes may hold a GPU context at once.",
 							"The others use the CPU. 0 keeps every process off the GPU.",
 							&mp_max_gpu_backends, 8, 0, 1024,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.gpu_device",
+							"Which GPU this server uses, as its CUDA ordinal.",
+							"On a host with several GPUs, give each server (each Citus worker) "
+							"its own. A process takes it up when it next sets the GPU up; the "
+							"GPU slots of mergepath.max_gpu_backends are the server's.",
+							&mp_gpu_ordinal, 0, 0, 1023,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.gpu_pool_max_mb",
 							"Device memory a backend keeps for its next GPU calls.",

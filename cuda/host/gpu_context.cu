@@ -339,8 +339,18 @@ stage_out(void *host, const void *dev, size_t bytes, mp_poll_fn poll,
 
 using namespace mp;
 
+/* The GPU this process sets up: mergepath.gpu_device. */
+static int	device_ordinal = 0;
+
+extern "C" void
+mp_gpu_set_device(int ordinal)
+{
+	device_ordinal = ordinal;
+}
+
+/* MP_OK when the chosen device is visible, else why not in the error. */
 static mp_status
-create_state()
+check_device()
 {
 	int			count = 0;
 
@@ -348,10 +358,26 @@ create_state()
 	if (count == 0)
 	{
 		set_error("no CUDA device is visible");
-		state.unusable = true;
 		return MP_NO_DEVICE;
 	}
-	MP_CUDA(cudaSetDevice(0));
+	if (device_ordinal >= count)
+	{
+		set_error("mergepath.gpu_device is %d, but %d CUDA device%s visible", device_ordinal,
+				  count, count == 1 ? " is" : "s are");
+		return MP_NO_DEVICE;
+	}
+	return MP_OK;
+}
+
+static mp_status
+create_state()
+{
+	if (mp_status st = check_device())
+	{
+		state.unusable = true;
+		return st;
+	}
+	MP_CUDA(cudaSetDevice(device_ordinal));
 	MP_CUDA(cudaFree(nullptr));	/* creates the context now, not mid-call */
 	MP_CUDA(cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking));
 	for (int i = 0; i < STAGE_SLOTS; i++)
@@ -455,21 +481,15 @@ mp_gpu_describe(mp_gpu_device *dev)
 extern "C" mp_status
 mp_gpu_probe(mp_gpu_device *dev)
 {
-	int			count = 0;
-
 	if (state.ready)
 		return mp_gpu_describe(dev);
 	memset(dev, 0, sizeof(*dev));
 	if (state.unusable)
 		return MP_NO_DEVICE;
-	MP_CUDA(cudaGetDeviceCount(&count));
-	if (count == 0)
-	{
-		set_error("no CUDA device is visible");
-		return MP_NO_DEVICE;
-	}
+	if (mp_status st = check_device())
+		return st;
 	/* the device create_state sets up */
-	return device_properties(0, dev);
+	return device_properties(device_ordinal, dev);
 }
 
 extern "C" const char *

@@ -464,6 +464,12 @@ extern void mp_gpu_trim(size_t keep_bytes);
  * included; the next mp_gpu_init sets it up again. */
 extern void mp_gpu_release(void);
 
+/* The GPU (its CUDA ordinal, default 0) that the next mp_gpu_init and
+ * mp_gpu_probe use; a process already set up keeps its own until
+ * mp_gpu_release.  An ordinal that no visible device has makes them answer
+ * MP_NO_DEVICE, saying so in mp_gpu_last_error. */
+extern void mp_gpu_set_device(int ordinal);
+
 /* An mp_array_call on the device (cuda/host/gpu_array.cu). */
 extern mp_status mp_gpu_array(mp_array_call *call, bool check_sorted, mp_poll_fn poll,
 							  mp_gpu_timing *timing);

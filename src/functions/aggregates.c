@@ -16,19 +16,32 @@
  * the runs came; for the two-argument form, the keys' row permutation (the
  * sort node's, or the k-way merge's), by which the values are gathered.
  *
- * Parallel plans: where the leader's work would run on the CPU, a worker's
- * partial state leaves it in order (the serialize function sorts or merges
- * it there, in the worker), so the leader's combined state is one sorted
- * run a worker and the final function merges them; where it would run on
- * the GPU, the states travel as they are and the leader sorts everything
- * (worker_orders).  States combined without serialization are concatenated,
- * runs and all, and stay sorted only when both were.
+ * The state is a bytea to SQL, held as an expanded object (a header and
+ * the columns in a memory context of its own, under the aggregate's): the
+ * transition functions add to it in place, and PostgreSQL hands it on
+ * without copying.  Where it leaves the process (a parallel worker's
+ * partial state on its way to the leader, a Citus worker's partial state on
+ * its way to the coordinator) it is flattened into one bytea; a plain type
+ * rather than internal is what lets Citus split the aggregates into partial
+ * states, which it refuses for internal ones.  Where the leader's work would
+ * run on the CPU, a partial state is flattened in order (sorted or merged
+ * there, in the worker), so the leader's combined state is one sorted run a
+ * worker and the final function merges them; where it would run on the GPU,
+ * the states travel as they are and the leader sorts everything
+ * (worker_orders).  States combined in one process are concatenated, runs
+ * and all, and stay sorted only when both were.  A flat state that comes
+ * from SQL is checked before it is used.
  */
 #include "postgres.h"
 
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/array.h"
+#include "utils/expandeddatum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "mp_arrays.h"
 #include "../api/mp_measured.h"
@@ -55,6 +68,7 @@ typedef struct agg_column
 
 typedef struct mp_agg_state
 {
+	MemoryContext cxt;			/* where its columns are */
 	agg_kind	kind;
 	Oid			elemtype;		/* the values' (result's) element type */
 	mp_type		type;
@@ -70,7 +84,7 @@ typedef struct mp_agg_state
 								 * int64 */
 } mp_agg_state;
 
-/* The serialized form's header; the columns follow, values first. */
+/* The flat form's header; the columns follow, values first. */
 typedef struct mp_agg_wire
 {
 	Oid			elemtype;
@@ -104,18 +118,56 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return aggcontext;
 }
 
-static mp_agg_state *
-agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type keytype,
-			  bool sorted)
+/* A state as an expanded object: the header, then the state. */
+typedef struct agg_eoh
 {
-	mp_agg_state *state = MemoryContextAllocZero(aggcontext, sizeof(mp_agg_state));
+	ExpandedObjectHeader hdr;
+	mp_agg_state state;
+} agg_eoh;
 
+static Size agg_flat_size(ExpandedObjectHeader *eohptr);
+static void agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
+
+static const ExpandedObjectMethods agg_eoh_methods = {agg_flat_size, agg_flatten};
+
+static void
+agg_state_init(mp_agg_state *state, MemoryContext cxt, agg_kind kind, Oid elemtype,
+			   mp_type keytype, bool sorted)
+{
+	memset(state, 0, sizeof(*state));
+	state->cxt = cxt;
 	state->kind = kind;
 	state->elemtype = elemtype;
 	state->type = mp_type_of(elemtype);
 	state->keytype = keytype;
 	state->sorted = sorted;
-	return state;
+}
+
+/*
+ * A new state, in an expanded object whose memory context is a child of the
+ * aggregate's: PostgreSQL (and Citus) keep such a transition value without
+ * copying it.
+ */
+static mp_agg_state *
+agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type keytype,
+			  bool sorted)
+{
+	MemoryContext cxt = AllocSetContextCreate(aggcontext, "mergepath aggregate state",
+											  ALLOCSET_DEFAULT_SIZES);
+	agg_eoh    *eoh = MemoryContextAllocZero(cxt, sizeof(agg_eoh));
+
+	EOH_init_header(&eoh->hdr, &agg_eoh_methods, cxt);
+	agg_state_init(&eoh->state, cxt, kind, elemtype, keytype, sorted);
+	return &eoh->state;
+}
+
+/* The state as the transition value: its expanded object, read-write. */
+static Datum
+agg_datum(mp_agg_state *state)
+{
+	agg_eoh    *eoh = (agg_eoh *) ((char *) state - offsetof(agg_eoh, state));
+
+	return EOHPGetRWDatum(&eoh->hdr);
 }
 
 /*
@@ -125,8 +177,7 @@ agg_state_new(MemoryContext aggcontext, agg_kind kind, Oid elemtype, mp_type key
  * could not give.
  */
 static void *
-agg_reserve(const mp_agg_state *state, agg_column *col, size_t elsize,
-			MemoryContext aggcontext, int64 more)
+agg_reserve(const mp_agg_state *state, agg_column *col, size_t elsize, int64 more)
 {
 	int64		want = col->n + more;
 
@@ -140,7 +191,7 @@ agg_reserve(const mp_agg_state *state, agg_column *col, size_t elsize,
 		while (!mp_result_fits(mp_type_size(state->type), room))
 			room = want + (room - want) / 2;
 		col->data = col->data == NULL
-			? MemoryContextAllocHuge(aggcontext, (Size) room * elsize)
+			? MemoryContextAllocHuge(state->cxt, (Size) room * elsize)
 			: repalloc_huge(col->data, (Size) room * elsize);
 		col->room = room;
 	}
@@ -149,17 +200,17 @@ agg_reserve(const mp_agg_state *state, agg_column *col, size_t elsize,
 
 /* A value's slot at the end of a column, with room made for it. */
 static inline void *
-agg_slot(const mp_agg_state *state, agg_column *col, size_t elsize, MemoryContext aggcontext)
+agg_slot(const mp_agg_state *state, agg_column *col, size_t elsize)
 {
 	return col->n < col->room ? col->data + (Size) col->n * elsize
-		: agg_reserve(state, col, elsize, aggcontext, 1);
+		: agg_reserve(state, col, elsize, 1);
 }
 
 /* A sorted run's end, noted. */
 static void
-append_run_end(mp_agg_state *state, MemoryContext aggcontext, int64 end)
+append_run_end(mp_agg_state *state, int64 end)
 {
-	*(int64 *) agg_slot(state, &state->runs, sizeof(int64), aggcontext) = end;
+	*(int64 *) agg_slot(state, &state->runs, sizeof(int64)) = end;
 	state->runs.n++;
 }
 
@@ -200,26 +251,215 @@ store_key(mp_type type, Datum d, void *slot)
 		*(uint64 *) slot = key;
 }
 
+/* The columns of a state, each with its element's size. */
+static int
+agg_columns(mp_agg_state *state, agg_column **cols, size_t *sizes)
+{
+	cols[0] = &state->values;
+	sizes[0] = mp_type_size(state->type);
+	if (state->kind != AGG_SORT_BY_KEY)
+		return 1;
+	cols[1] = &state->keys;
+	sizes[1] = mp_type_size(state->keytype);
+	cols[2] = &state->unkeyed;
+	sizes[2] = sizes[0];
+	return 3;
+}
+
+/* The malformed state's error: one that came from SQL, not from mergepath. */
+static void
+malformed(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("mergepath: malformed aggregate state")));
+}
+
+/*
+ * A flat state read back: a new expanded object in aggcontext, or, with
+ * aggcontext NULL, a state to read in the current memory context.  Every
+ * field is checked, since a bytea can come from anywhere.
+ */
+static mp_agg_state *
+agg_decode(const bytea *wire, MemoryContext aggcontext)
+{
+	mp_agg_wire head;
+	mp_agg_state *state;
+	agg_column *cols[3];
+	size_t		sizes[3];
+	int			ncols;
+	Size		nbytes = sizeof(head);
+	const char *at;
+
+	if (VARSIZE_ANY_EXHDR(wire) < sizeof(head))
+		malformed();
+	memcpy(&head, VARDATA_ANY(wire), sizeof(head));
+	if (head.kind < AGG_SORT || head.kind > AGG_SORT_BY_KEY ||
+		head.keytype < MP_INT4 || head.keytype > MP_FLOAT8 ||
+		(head.elemtype != INT4OID && head.elemtype != INT8OID &&
+		 head.elemtype != FLOAT4OID && head.elemtype != FLOAT8OID) ||
+		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocHugeSize ||
+		head.nunkeyed > MaxAllocHugeSize || (head.kind != AGG_SORT_BY_KEY && head.nunkeyed != 0))
+		malformed();
+	if (aggcontext)
+		state = agg_state_new(aggcontext, head.kind, head.elemtype, head.keytype,
+							  head.sorted != 0);
+	else
+	{
+		state = palloc(sizeof(mp_agg_state));
+		agg_state_init(state, CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
+					   head.sorted != 0);
+	}
+	ncols = agg_columns(state, cols, sizes);
+	cols[0]->n = head.nvalues;
+	if (ncols > 1)
+	{
+		cols[1]->n = head.nvalues;
+		cols[2]->n = head.nunkeyed;
+	}
+	for (int c = 0; c < ncols; c++)
+		nbytes += (Size) cols[c]->n * sizes[c];
+	if (VARSIZE_ANY_EXHDR(wire) != nbytes)
+		malformed();
+	at = VARDATA_ANY(wire) + sizeof(head);
+	for (int c = 0; c < ncols; c++)
+	{
+		Size		len = (Size) cols[c]->n * sizes[c];
+
+		cols[c]->room = cols[c]->n;
+		if (len > 0)
+		{
+			cols[c]->data = MemoryContextAllocHuge(state->cxt, len);
+			memcpy(cols[c]->data, at, len);
+		}
+		at += len;
+	}
+	if (state->sorted && state->values.n > 0)
+		append_run_end(state, state->values.n);
+	return state;
+}
+
+/* A writable copy of a state that is not this call's to change. */
+static mp_agg_state *
+agg_copy(const mp_agg_state *from, MemoryContext aggcontext)
+{
+	mp_agg_state *state = agg_state_new(aggcontext, from->kind, from->elemtype, from->keytype,
+										from->sorted);
+	agg_column *to_cols[3];
+	agg_column *from_cols[4];
+	size_t		sizes[4];
+	int			ncols = agg_columns(state, to_cols, sizes);
+
+	(void) agg_columns((mp_agg_state *) from, from_cols, sizes);
+	to_cols[ncols] = &state->runs;
+	from_cols[ncols] = (agg_column *) &from->runs;
+	sizes[ncols] = sizeof(int64);
+	for (int c = 0; c <= ncols; c++)
+		if (from_cols[c]->n > 0)
+		{
+			memcpy(agg_reserve(state, to_cols[c], sizes[c], from_cols[c]->n), from_cols[c]->data,
+				   (Size) from_cols[c]->n * sizes[c]);
+			to_cols[c]->n = from_cols[c]->n;
+		}
+	return state;
+}
+
+/*
+ * The state in argument argno, or NULL: one of ours (an expanded object) as
+ * it is, unless writable is asked for and it is read-only (then a copy); a
+ * flat one read back, into a new expanded object when writable.  Its kind
+ * and types must be those the caller expects (kind -1: any).
+ */
+static mp_agg_state *
+agg_arg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcontext, bool writable)
+{
+	Datum		d;
+	mp_agg_state *state;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	d = PG_GETARG_DATUM(argno);
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) &&
+		DatumGetEOHP(d)->eoh_methods == &agg_eoh_methods)
+	{
+		state = &((agg_eoh *) DatumGetEOHP(d))->state;
+		if (writable && !VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+			state = agg_copy(state, aggcontext);
+		return state;
+	}
+	return agg_decode(PG_GETARG_BYTEA_PP(argno), writable ? aggcontext : NULL);
+}
+
+/*
+ * The type of argument argno: as the call's expression has it, or, where
+ * there is none (Citus calls the transition and final functions of a
+ * partial aggregate through an FmgrInfo of its own), as the function
+ * declares it.  Cached in fn_extra for the calls that share the FmgrInfo.
+ */
+static Oid
+arg_type(FunctionCallInfo fcinfo, int argno)
+{
+	Oid		   *types = fcinfo->flinfo->fn_extra;
+
+	if (types == NULL)
+	{
+		types = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, 3 * sizeof(Oid));
+		for (int i = 0; i < 3 && i < fcinfo->nargs; i++)
+			types[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
+		if (!OidIsValid(types[argno]))
+		{
+			HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+			Form_pg_proc proc;
+
+			if (!HeapTupleIsValid(tp))
+				elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+			proc = (Form_pg_proc) GETSTRUCT(tp);
+			for (int i = 0; i < 3 && i < proc->pronargs; i++)
+				types[i] = proc->proargtypes.values[i];
+			ReleaseSysCache(tp);
+		}
+		fcinfo->flinfo->fn_extra = types;
+	}
+	if (!OidIsValid(types[argno]) || IsPolymorphicType(types[argno]))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("mergepath: could not determine the aggregate's input types")));
+	return types[argno];
+}
+
+/* A state given to a function of the aggregate of this kind and these types. */
+static void
+agg_expect(const mp_agg_state *state, agg_kind kind, Oid elemtype, mp_type keytype)
+{
+	if (state->kind != kind || state->elemtype != elemtype ||
+		(kind == AGG_SORT_BY_KEY && state->keytype != keytype))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("mergepath: the aggregate state is of another aggregate or type")));
+}
+
 PG_FUNCTION_INFO_V1(mergepath_sort_agg_transfn);
 Datum
 mergepath_sort_agg_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
-	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
+	Oid			elemtype = arg_type(fcinfo, 1);
 
-	if (PG_ARGISNULL(1))
-	{
-		if (state == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state);
-	}
 	if (state == NULL)
-		state = agg_state_new(aggcontext, AGG_SORT, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							  MP_INT4, false);
-	store_element(state->type, PG_GETARG_DATUM(1),
-				  agg_slot(state, &state->values, mp_type_size(state->type), aggcontext));
-	state->values.n++;
-	PG_RETURN_POINTER(state);
+	{
+		if (PG_ARGISNULL(1))
+			PG_RETURN_NULL();
+		state = agg_state_new(aggcontext, AGG_SORT, elemtype, MP_INT4, false);
+	}
+	agg_expect(state, AGG_SORT, elemtype, MP_INT4);
+	if (!PG_ARGISNULL(1))
+	{
+		store_element(state->type, PG_GETARG_DATUM(1),
+					  agg_slot(state, &state->values, mp_type_size(state->type)));
+		state->values.n++;
+	}
+	PG_RETURN_DATUM(agg_datum(state));
 }
 
 /*
@@ -232,35 +472,35 @@ Datum
 mergepath_sort_by_key_agg_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
-	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
+	Oid			elemtype = arg_type(fcinfo, 1);
+	mp_type		keytype = mp_type_of(arg_type(fcinfo, 2));
 	size_t		elsize;
 
-	if (PG_ARGISNULL(1))
-	{
-		if (state == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state);
-	}
 	if (state == NULL)
-		state = agg_state_new(aggcontext, AGG_SORT_BY_KEY,
-							  get_fn_expr_argtype(fcinfo->flinfo, 1),
-							  mp_type_of(get_fn_expr_argtype(fcinfo->flinfo, 2)), false);
+	{
+		if (PG_ARGISNULL(1))
+			PG_RETURN_NULL();
+		state = agg_state_new(aggcontext, AGG_SORT_BY_KEY, elemtype, keytype, false);
+	}
+	agg_expect(state, AGG_SORT_BY_KEY, elemtype, keytype);
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(agg_datum(state));
 	elsize = mp_type_size(state->type);
 	if (PG_ARGISNULL(2))
 	{
 		store_element(state->type, PG_GETARG_DATUM(1),
-					  agg_slot(state, &state->unkeyed, elsize, aggcontext));
+					  agg_slot(state, &state->unkeyed, elsize));
 		state->unkeyed.n++;
-		PG_RETURN_POINTER(state);
+		PG_RETURN_DATUM(agg_datum(state));
 	}
 	/* (the two columns grow alike: they hold as many) */
-	store_element(state->type, PG_GETARG_DATUM(1),
-				  agg_slot(state, &state->values, elsize, aggcontext));
+	store_element(state->type, PG_GETARG_DATUM(1), agg_slot(state, &state->values, elsize));
 	store_key(state->keytype, PG_GETARG_DATUM(2),
-			  agg_slot(state, &state->keys, mp_type_size(state->keytype), aggcontext));
+			  agg_slot(state, &state->keys, mp_type_size(state->keytype)));
 	state->values.n++;
 	state->keys.n++;
-	PG_RETURN_POINTER(state);
+	PG_RETURN_DATUM(agg_datum(state));
 }
 
 PG_FUNCTION_INFO_V1(mergepath_merge_agg_transfn);
@@ -268,7 +508,7 @@ Datum
 mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = agg_context(fcinfo, "gpu_merge_agg");
-	mp_agg_state *state = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
 	mp_arg		a;
 	void	   *slot;
 
@@ -276,13 +516,14 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 	{
 		if (state == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(state);
+		PG_RETURN_DATUM(agg_datum(state));
 	}
 	mp_fetch_arg(fcinfo, 1, "gpu_merge_agg", "a", &a);
 	if (state == NULL)
 		state = agg_state_new(aggcontext, AGG_MERGE, a.elemtype, MP_INT4, true);
+	agg_expect(state, AGG_MERGE, a.elemtype, MP_INT4);
 
-	slot = agg_reserve(state, &state->values, mp_type_size(a.type), aggcontext, a.n);
+	slot = agg_reserve(state, &state->values, mp_type_size(a.type), a.n);
 	if (mp_check_sorted)
 	{
 		if (mp_copy_checked(a.type, a.data, a.n, slot) >= 0)
@@ -292,8 +533,8 @@ mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 		memcpy(slot, a.data, (Size) a.n * mp_type_size(a.type));
 	state->values.n += a.n;
 	if (a.n > 0)
-		append_run_end(state, aggcontext, state->values.n);
-	PG_RETURN_POINTER(state);
+		append_run_end(state, state->values.n);
+	PG_RETURN_DATUM(agg_datum(state));
 }
 
 /*
@@ -431,7 +672,8 @@ agg_put_in_order(const mp_agg_state *state, void *values_out, void *keys_out)
 
 /*
  * Every aggregate: the elements held, in order (NULL when nothing came);
- * for gpu_sort_agg(value, key), then the values of NULL keys.
+ * for gpu_sort_agg(value, key), then the values of NULL keys.  The state is
+ * only read.
  */
 PG_FUNCTION_INFO_V1(mergepath_agg_finalfn);
 Datum
@@ -441,11 +683,26 @@ mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 	int64		n;
 	ArrayType  *result;
 	size_t		elsize;
+	Oid			input,
+				elemtype;
 
-	if (PG_ARGISNULL(0))
+	(void) agg_context(fcinfo, "mergepath_agg_finalfn");
+	state = agg_arg(fcinfo, 0, NULL, false);
+	if (state == NULL)
 		PG_RETURN_NULL();
-	state = (mp_agg_state *) PG_GETARG_POINTER(0);
-	(void) agg_context(fcinfo, agg_name(state));
+	/*
+	 * the aggregate's input: an array (gpu_merge_agg), or the values' type,
+	 * and the keys' (a caller may pass more NULL arguments than the function
+	 * declares, as Citus does: the state's kind says which to look at)
+	 */
+	input = arg_type(fcinfo, 1);
+	elemtype = get_element_type(input);
+	if (state->kind == AGG_SORT_BY_KEY)
+		agg_expect(state, AGG_SORT_BY_KEY, input, mp_type_of(arg_type(fcinfo, 2)));
+	else if (OidIsValid(elemtype))
+		agg_expect(state, AGG_MERGE, elemtype, MP_INT4);
+	else
+		agg_expect(state, AGG_SORT, input, MP_INT4);
 	n = state->values.n + state->unkeyed.n;
 	if (n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(state->elemtype));
@@ -458,21 +715,6 @@ mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 
-/* The columns of a state, each with its element's size. */
-static int
-agg_columns(mp_agg_state *state, agg_column **cols, size_t *sizes)
-{
-	cols[0] = &state->values;
-	sizes[0] = mp_type_size(state->type);
-	if (state->kind != AGG_SORT_BY_KEY)
-		return 1;
-	cols[1] = &state->keys;
-	sizes[1] = mp_type_size(state->keytype);
-	cols[2] = &state->unkeyed;
-	sizes[2] = sizes[0];
-	return 3;
-}
-
 /*
  * Two partial states: each column of the second appended to the first's,
  * and its runs after the first's while both are sorted.
@@ -482,8 +724,8 @@ Datum
 mergepath_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = agg_context(fcinfo, "mergepath_agg_combine");
-	mp_agg_state *s1 = PG_ARGISNULL(0) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(0);
-	mp_agg_state *s2 = PG_ARGISNULL(1) ? NULL : (mp_agg_state *) PG_GETARG_POINTER(1);
+	mp_agg_state *s1 = agg_arg(fcinfo, 0, aggcontext, true);
+	mp_agg_state *s2 = agg_arg(fcinfo, 1, aggcontext, false);
 	agg_column *c1[3],
 			   *c2[3];
 	size_t		sizes[3];
@@ -494,10 +736,11 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 	{
 		if (s1 == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		PG_RETURN_DATUM(agg_datum(s1));
 	}
 	if (s1 == NULL)
 		s1 = agg_state_new(aggcontext, s2->kind, s2->elemtype, s2->keytype, true);
+	agg_expect(s2, s1->kind, s1->elemtype, s1->keytype);
 	before = s1->values.n;
 	ncols = agg_columns(s1, c1, sizes);
 	(void) agg_columns(s2, c2, sizes);
@@ -505,30 +748,31 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 	{
 		if (c2[c]->n == 0)
 			continue;
-		memcpy(agg_reserve(s1, c1[c], sizes[c], aggcontext, c2[c]->n), c2[c]->data,
+		memcpy(agg_reserve(s1, c1[c], sizes[c], c2[c]->n), c2[c]->data,
 			   (Size) c2[c]->n * sizes[c]);
 		c1[c]->n += c2[c]->n;
 	}
 	if (s2->values.n == 0)
-		PG_RETURN_POINTER(s1);
+		PG_RETURN_DATUM(agg_datum(s1));
 	s1->sorted = (s1->sorted || before == 0) && s2->sorted;
 	if (!s1->sorted)
 		s1->runs.n = 0;
 	else
 		for (int64 r = 0; r < s2->runs.n; r++)
-			append_run_end(s1, aggcontext, before + ((const int64 *) s2->runs.data)[r]);
-	PG_RETURN_POINTER(s1);
+			append_run_end(s1, before + ((const int64 *) s2->runs.data)[r]);
+	PG_RETURN_DATUM(agg_datum(s1));
 }
 
 /*
- * Whether a parallel worker puts its partial state in order before handing
- * it on.  That pays where the leader's work runs on the CPU: the workers'
- * sorts run side by side and the leader merges a run a worker.  Where the
- * leader's runs on the GPU, sorting everything there is faster, since each
- * worker is a new process that would first set up a GPU context of its own
- * (sql_bench.sh runs on the GPU host: 4 workers' gpu_sort_agg of 10M keys
- * 954 ms ordered in the workers, 290 ms sorted by the leader).  A worker
- * that would use the GPU for its own share expects the leader to.
+ * Whether a partial state is put in order before it leaves the process (a
+ * parallel worker's, a Citus worker's).  That pays where the leader's work
+ * runs on the CPU: the workers' sorts run side by side and the leader
+ * merges a run a worker.  Where the leader's runs on the GPU, sorting
+ * everything there is faster, since each worker is a new process that would
+ * first set up a GPU context of its own (sql_bench.sh runs on the GPU host:
+ * 4 workers' gpu_sort_agg of 10M keys 954 ms ordered in the workers, 290 ms
+ * sorted by the leader).  A worker that would use the GPU for its own share
+ * expects the leader to.
  */
 static bool
 worker_orders(const mp_agg_state *state)
@@ -538,30 +782,39 @@ worker_orders(const mp_agg_state *state)
 	return !mp_gpu_chosen(agg_op(state), state->values.n, NULL, 0);
 }
 
-/*
- * A partial state as bytea, in order when worker_orders says so (sorted or
- * merged here, in the parallel worker that collected it), else as it is.
- */
-PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
-Datum
-mergepath_agg_serialize(PG_FUNCTION_ARGS)
+/* The flat form's size: the header and the columns. */
+static Size
+agg_flat_size(ExpandedObjectHeader *eohptr)
 {
-	mp_agg_state *state = (mp_agg_state *) PG_GETARG_POINTER(0);
+	mp_agg_state *state = &((agg_eoh *) eohptr)->state;
 	agg_column *cols[3];
 	size_t		sizes[3];
 	int			ncols = agg_columns(state, cols, sizes);
-	Size		nbytes = sizeof(mp_agg_wire);
-	bytea	   *wire;
+	Size		nbytes = VARHDRSZ + sizeof(mp_agg_wire);
+
+	for (int c = 0; c < ncols; c++)
+		nbytes += (Size) cols[c]->n * sizes[c];
+	if (nbytes > MaxAllocSize)
+		mp_refuse_result(agg_name(state), state->values.n + state->unkeyed.n);
+	return nbytes;
+}
+
+/*
+ * The flat form, where the state leaves the process: in order when
+ * worker_orders says so (sorted or merged here, in the worker that
+ * collected it), else as it is.
+ */
+static void
+agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	mp_agg_state *state = &((agg_eoh *) eohptr)->state;
+	agg_column *cols[3];
+	size_t		sizes[3];
+	int			ncols = agg_columns(state, cols, sizes);
 	mp_agg_wire head;
 	char	   *at;
 
-	(void) agg_context(fcinfo, "mergepath_agg_serialize");
-	for (int c = 0; c < ncols; c++)
-		nbytes += (Size) cols[c]->n * sizes[c];
-	if (VARHDRSZ + nbytes > MaxAllocSize)
-		mp_refuse_result(agg_name(state), state->values.n + state->unkeyed.n);
-	wire = (bytea *) palloc(VARHDRSZ + nbytes);
-	SET_VARSIZE(wire, VARHDRSZ + nbytes);
+	SET_VARSIZE(result, allocated_size);
 	memset(&head, 0, sizeof(head));
 	head.elemtype = state->elemtype;
 	head.kind = state->kind;
@@ -569,8 +822,8 @@ mergepath_agg_serialize(PG_FUNCTION_ARGS)
 	head.sorted = (state->sorted && state->runs.n <= 1) || worker_orders(state);
 	head.nvalues = state->values.n;
 	head.nunkeyed = state->unkeyed.n;
-	memcpy(VARDATA(wire), &head, sizeof(head));
-	at = VARDATA(wire) + sizeof(head);
+	memcpy(VARDATA(result), &head, sizeof(head));
+	at = VARDATA(result) + sizeof(head);
 	if (head.sorted)
 		agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
 	for (int c = 0; c < ncols; c++)
@@ -580,58 +833,35 @@ mergepath_agg_serialize(PG_FUNCTION_ARGS)
 			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
 		at += (Size) cols[c]->n * sizes[c];
 	}
-	PG_RETURN_BYTEA_P(wire);
+}
+
+/*
+ * Versions before 0.5 declared a serialize and a deserialize function for
+ * the internal state they had; their install and upgrade scripts still
+ * create them on the way to the current version, which drops them.  Called
+ * from a database left at such a version, they ask for the update.
+ */
+static void
+old_state(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("mergepath's aggregates of this database need the extension updated"),
+			 errhint("Run ALTER EXTENSION mergepath UPDATE.")));
+}
+
+PG_FUNCTION_INFO_V1(mergepath_agg_serialize);
+Datum
+mergepath_agg_serialize(PG_FUNCTION_ARGS)
+{
+	old_state();
+	PG_RETURN_NULL();
 }
 
 PG_FUNCTION_INFO_V1(mergepath_agg_deserialize);
 Datum
 mergepath_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	bytea	   *wire = PG_GETARG_BYTEA_PP(0);
-	mp_agg_wire head;
-	mp_agg_state *state;
-	agg_column *cols[3];
-	size_t		sizes[3];
-	int			ncols;
-	Size		nbytes = sizeof(head);
-	const char *at;
-
-	(void) agg_context(fcinfo, "mergepath_agg_deserialize");
-	if (VARSIZE_ANY_EXHDR(wire) < sizeof(head))
-		elog(ERROR, "mergepath: malformed aggregate state");
-	memcpy(&head, VARDATA_ANY(wire), sizeof(head));
-	if (head.kind < AGG_SORT || head.kind > AGG_SORT_BY_KEY ||
-		head.keytype < MP_INT4 || head.keytype > MP_FLOAT8 ||
-		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocSize ||
-		head.nunkeyed > MaxAllocSize)
-		elog(ERROR, "mergepath: malformed aggregate state");
-	state = agg_state_new(CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
-						  head.sorted != 0);
-	ncols = agg_columns(state, cols, sizes);
-	cols[0]->n = head.nvalues;
-	if (ncols > 1)
-	{
-		cols[1]->n = head.nvalues;
-		cols[2]->n = head.nunkeyed;
-	}
-	for (int c = 0; c < ncols; c++)
-		nbytes += (Size) cols[c]->n * sizes[c];
-	if (VARSIZE_ANY_EXHDR(wire) != nbytes)
-		elog(ERROR, "mergepath: malformed aggregate state");
-	at = VARDATA_ANY(wire) + sizeof(head);
-	for (int c = 0; c < ncols; c++)
-	{
-		Size		len = (Size) cols[c]->n * sizes[c];
-
-		cols[c]->room = cols[c]->n;
-		if (len > 0)
-		{
-			cols[c]->data = palloc(len);
-			memcpy(cols[c]->data, at, len);
-		}
-		at += len;
-	}
-	if (state->sorted && state->values.n > 0)
-		append_run_end(state, CurrentMemoryContext, state->values.n);
-	PG_RETURN_POINTER(state);
+	old_state();
+	PG_RETURN_NULL();
 }

@@ -272,6 +272,7 @@ mp_gpu_may_be_present(void)
 		{
 			sigfillset(&all);
 			sigprocmask(SIG_BLOCK, &all, &old);
+			mp_gpu_set_device(mp_gpu_ordinal);
 			present = mp_gpu_probe(&dev) == MP_OK;
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
@@ -325,6 +326,7 @@ mp_gpu_acquire(const char **why)
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	t0 = mp_now_ms();
+	mp_gpu_set_device(mp_gpu_ordinal);
 	st = mp_gpu_init();
 	if (st == MP_OK)
 	{
@@ -440,6 +442,7 @@ mp_describe_gpu(StringInfo json)
 
 		sigfillset(&all);
 		sigprocmask(SIG_BLOCK, &all, &old);
+		mp_gpu_set_device(mp_gpu_ordinal);
 		st = mp_gpu_probe(&dev);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
@@ -457,6 +460,7 @@ mp_describe_gpu(StringInfo json)
 
 		snprintf(cc, sizeof(cc), "%d.%d", dev.compute_major, dev.compute_minor);
 		mp_json_bool(json, "available", true, true);
+		mp_json_int(json, "device", dev.ordinal);
 		mp_json_str(json, "name", dev.name, false);
 		mp_json_str(json, "compute_capability", cc, false);
 		mp_json_int(json, "multiprocessors", dev.multiprocessors);

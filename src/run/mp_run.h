@@ -39,6 +39,7 @@ extern int	mp_merge_runs;
 extern int	mp_gpu_min_elements;
 extern bool mp_check_sorted;
 extern int	mp_max_gpu_backends;
+extern int	mp_gpu_ordinal;
 extern int	mp_gpu_pool_max_mb;
 extern int	mp_gpu_idle_release;
 

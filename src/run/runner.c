@@ -448,6 +448,7 @@ void
 mp_describe_backends(StringInfo json)
 {
 	mp_json_str(json, "device_setting", device_setting_name(), true);
+	mp_json_int(json, "gpu_device", mp_gpu_ordinal);
 	mp_json_int(json, "gpu_min_elements", mp_gpu_min_elements);
 	mp_json_key(json, "gpu_thresholds", false);
 	appendStringInfoChar(json, '{');
