@@ -4,8 +4,9 @@
 #   initcheck, synccheck) over the GPU C tests, pg_regress with the GPU and
 #   the CPU forced (the MergepathSort and MergepathJoin suites among them),
 #   the GPU life cycle inside a real server (cancels in functions and in
-#   both nodes), and what a backend holds of the GPU (the pool's cap, the
-#   release after the idle time, nvidia-smi's view).
+#   both nodes), what a backend holds of the GPU (the pool's cap, the
+#   release after the idle time, nvidia-smi's view), and the Citus suite
+#   with a worker a GPU.
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
@@ -286,6 +287,17 @@ slot_limit() {
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+# The Citus suite on a coordinator and two workers with the GPU forced, a
+# worker a GPU where the host has several.  Citus's source: CITUS_SOURCES
+# (bring a copy of ../shared/citus along, as an ignored folder of the tree).
+citus_gpu() {
+	local gpus
+	gpus=$(nvidia-smi --list-gpus | wc -l)
+	PG_CONFIG="$pg_config" test/citus/build.sh &&
+		PG_CONFIG="$pg_config" GPUS=$gpus make -s check-citus PG_CONFIG="$pg_config" \
+			CITUS_OPTS="-o mergepath.device=gpu"
+}
+
 step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_backends
 step c-tests-gpu test/test_backends --gpu
 step c-tests-cpu test/test_backends --cpu
@@ -298,5 +310,6 @@ step memory memory
 step load load
 step faults faults
 step slot-limit slot_limit
+step citus citus_gpu
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,11 +31,17 @@ need=()
 for pkg in gcc make liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+# without a package source (a GPU host has no network), Citus is built
+# without the optional libraries it would link (columnar compression,
+# statistics collection)
+without=()
 if [ ${#need[@]} -gt 0 ]; then
 	echo "installing: ${need[*]} ..."
 	{ $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q "${need[@]}"; } >/tmp/citus-apt.log 2>&1 ||
-		{ cat /tmp/citus-apt.log; exit 1; }
+		apt-get install -y -q "${need[@]}"; } >/tmp/citus-apt.log 2>&1 || {
+		echo "could not install them (see /tmp/citus-apt.log): building without lz4, zstd, libcurl"
+		without=(--without-lz4 --without-zstd --without-libcurl)
+	}
 fi
 work=$(mktemp -d /tmp/citus-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -50,7 +56,7 @@ if grep -q 'have_createdb_privilege' "$("$pg_config" --includedir-server)/comman
 		src/include/pg_version_compat.h
 fi
 echo "building Citus $version for PostgreSQL $major ..."
-./configure PG_CONFIG="$pg_config" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log"; exit 1; }
+./configure PG_CONFIG="$pg_config" "${without[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log"; exit 1; }
 make -j"$(nproc)" >"$work/make.log" 2>&1 || { grep -E 'error|Error' "$work/make.log" | head -40; exit 1; }
 $sudo make install >"$work/install.log" 2>&1 || { tail -40 "$work/install.log"; exit 1; }
 echo "Citus $version installed for PostgreSQL $major"
