@@ -1,0 +1,107 @@
+-- mergepath on a Citus cluster (citus.sh): the tables generated on the
+-- shards themselves (each shard the ids of its own hash range among
+-- 1..rows), then whole-query times with mergepath (on the GPU where there is
+-- one, and on the CPU backend) and without it: the per-row calls batched
+-- (MergepathBatch) against the same calls row by row, the aggregates split
+-- into partial states against PostgreSQL's array_agg(v ORDER BY v), a sort
+-- on the workers (a window over the distribution column) and a co-located
+-- join against PostgreSQL's sort and join.  Appends the medians to :out.
+SET client_min_messages = warning;
+SET citus.shard_count = 16;
+SET citus.propagate_set_commands = 'local';
+\set ON_ERROR_STOP 1
+
+CREATE TABLE arrs (id int8, g int4, a int4[], b int4[]);
+CREATE TABLE rows_a (id int8, k int8, v int4);
+CREATE TABLE rows_b (id int8, k int8, w int4);
+SELECT create_distributed_table('arrs', 'id');
+SELECT create_distributed_table('rows_a', 'id', colocate_with => 'arrs');
+SELECT create_distributed_table('rows_b', 'id', colocate_with => 'arrs');
+
+-- a shard's rows: the ids of 1..n that hash into its range
+CREATE FUNCTION bench_fill(shard text, n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  sid bigint := regexp_replace(shard, '^.*_', '')::bigint;
+  lo int;
+  hi int;
+  made bigint;
+BEGIN
+  SELECT shardminvalue::int, shardmaxvalue::int INTO lo, hi FROM pg_dist_shard WHERE shardid = sid;
+  IF shard LIKE '%arrs%' THEN
+    EXECUTE format($q$INSERT INTO %s
+      SELECT i, (i %% 1000)::int4,
+             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s),
+             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s)
+      FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING n, lo, hi;
+  ELSE
+    EXECUTE format($q$INSERT INTO %s
+      SELECT i, (random() * 1e9)::int8, (random() * 1e6)::int4
+      FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING n, lo, hi;
+  END IF;
+  GET DIAGNOSTICS made = ROW_COUNT;
+  RETURN made;
+END $$;
+SELECT t AS "table", sum(result::bigint) AS rows_made
+FROM unnest(ARRAY['arrs', 'rows_a', 'rows_b']) t,
+     LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s)$$, :rows))
+GROUP BY t ORDER BY t;
+VACUUM ANALYZE arrs;
+VACUUM ANALYZE rows_a;
+VACUUM ANALYZE rows_b;
+
+-- the timings and the timing function on the coordinator alone
+SET citus.enable_ddl_propagation = off;
+CREATE TABLE bench_timings (workers int, query text, method text, ms numeric);
+-- the median of reps runs of q after a warm-up, in ms
+CREATE FUNCTION bench_time_query(workers int, name text, method text, q text, reps int)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+  times float8[] := '{}';
+BEGIN
+  EXECUTE q;
+  FOR i IN 1..reps LOOP
+    t0 := clock_timestamp();
+    EXECUTE q;
+    times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
+  END LOOP;
+  INSERT INTO bench_timings VALUES (workers, name, method,
+    round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1));
+END $$;
+RESET citus.enable_ddl_propagation;
+
+-- each query with each method, a transaction each, its settings SET LOCAL
+-- (which reach the workers)
+SELECT 'BEGIN',
+       format('SET LOCAL mergepath.device = %L', CASE m WHEN 'cpu' THEN 'cpu' ELSE 'auto' END),
+       format('SET LOCAL mergepath.enable_batch = %s', m <> 'pg'),
+       format('SET LOCAL mergepath.enable_sort = %s', m <> 'pg'),
+       format('SET LOCAL mergepath.enable_join = %s', m <> 'pg'),
+       format('SELECT bench_time_query(%s, %L, %L, %L, %s)', :workers, name, m,
+              CASE WHEN m = 'pg' THEN pq ELSE q END, :reps),
+       'COMMIT'
+FROM (VALUES
+  (1, 'per-row gpu_intersect', 'SELECT sum(cardinality(gpu_intersect(a, b))) FROM arrs',
+      'SELECT sum(cardinality(gpu_intersect(a, b))) FROM arrs'),
+  (2, 'per-row gpu_merge', 'SELECT sum(cardinality(gpu_merge(a, b))) FROM arrs',
+      'SELECT sum(cardinality(gpu_merge(a, b))) FROM arrs'),
+  (3, 'aggregate, whole table', 'SELECT cardinality(gpu_sort_agg(v)) FROM rows_a',
+      'SELECT cardinality(array_agg(v ORDER BY v)) FROM rows_a'),
+  (4, 'aggregate, 1000 groups', 'SELECT sum(cardinality(x)) FROM (SELECT g, gpu_merge_agg(a) x FROM arrs GROUP BY g) s',
+      'SELECT sum(cardinality(x)) FROM (SELECT g, array_agg(e ORDER BY e) x FROM arrs, unnest(a) e GROUP BY g) s'),
+  (5, 'sort on the workers', 'SELECT max(rn) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY k) rn FROM rows_a) s',
+      'SELECT max(rn) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY k) rn FROM rows_a) s'),
+  (6, 'co-located join', 'SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id)',
+      'SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id)'))
+  AS qs(qi, name, q, pq),
+  unnest(CASE WHEN (SELECT bool_and(result::bool) FROM run_command_on_workers(
+                     $$SELECT (mergepath_info()->'gpu'->>'available')::bool$$))
+              THEN ARRAY['pg', 'cpu', 'gpu'] ELSE ARRAY['pg', 'cpu'] END) m
+ORDER BY qi, m \gexec
+
+SELECT query, workers,
+       max(ms) FILTER (WHERE method = 'pg') AS off,
+       max(ms) FILTER (WHERE method = 'cpu') AS cpu,
+       max(ms) FILTER (WHERE method = 'gpu') AS gpu
+FROM bench_timings GROUP BY query, workers ORDER BY min(ctid);
+\copy bench_timings TO PROGRAM 'cat >> /tmp/mergepath-citus-bench.tsv'
