@@ -5,7 +5,11 @@
 -- (MergepathBatch) against the same calls row by row, the aggregates split
 -- into partial states against PostgreSQL's array_agg(v ORDER BY v), a sort
 -- on the workers (a window over the distribution column) and a co-located
--- join against PostgreSQL's sort and join.  Appends the medians to :out.
+-- join against PostgreSQL's sort and join.  Columns: off (mergepath's nodes
+-- off, the functions called row by row, PostgreSQL's own aggregate), cpu
+-- (mergepath on the CPU backend), gpu (mergepath under mergepath.device =
+-- auto, where every worker has a GPU).  Appends the medians to
+-- /tmp/mergepath-citus-bench.tsv, which citus.sh sums up.
 SET client_min_messages = warning;
 SET citus.shard_count = 16;
 SET citus.propagate_set_commands = 'local';
