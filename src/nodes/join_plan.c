@@ -24,10 +24,12 @@
  * is calibrated against the Hash Join's: keeping a row with its key,
  * sorting the keys (radix passes: no log n), finding each key's partners,
  * and forming each pair.  The sort is costed as the CPU backend's unless
- * mergepath.device is gpu.  The node holds both inputs, so it is not offered
- * where they would clearly not fit the memory a Hash Join may use
- * (hash_mem_multiplier x work_mem); beyond it at run time it joins in key
- * ranges that fit (join_node.c).
+ * mergepath.device is gpu.  The node holds both inputs within the memory a
+ * Hash Join may use (hash_mem_multiplier x work_mem); beyond it both go
+ * through the row sort's runs on disk and it joins in key ranges that fit
+ * (join_node.c), which the cost adds as each input's pages written and
+ * read once.  The partial path of a portion of the outer input a
+ * worker is offered only where both fit.
  */
 #include "postgres.h"
 
@@ -169,6 +171,29 @@ pick_input(List *pathkeys, List *paths, Path *cheapest, Cost *cost)
 	return cheapest;
 }
 
+/* Pages of rows rows of width bytes, as costsize.c's page_size counts them. */
+static double
+pages_of(double rows, int width)
+{
+	return ceil(rows * (MAXALIGN(width) + MAXALIGN(SizeofHeapTupleHeader)) / BLCKSZ);
+}
+
+/*
+ * An input that outgrows the memory goes through the row sort's runs on
+ * disk: its pages written once and read once (a single merge pass, which
+ * work_mem's merge order gives up to hundreds of runs), as Hash Join costs
+ * its batches.  cost_sort's own formula (a quarter of the pages at
+ * random_page_cost) put 1M x 1M rows at work_mem 4MB above the Hash Join,
+ * 82232 against 77558, where the node took 802-890 ms against the Hash
+ * Join's 1170-1234 (development machine, CPU backend; test/bench/NOTES.md,
+ * "MergepathJoin beyond memory").
+ */
+static Cost
+spill_cost(double rows, int width)
+{
+	return seq_page_cost * 2 * pages_of(rows, width);
+}
+
 /* Bytes the node holds for rows rows of width bytes, tuples and arrays. */
 static double
 held_bytes(double rows, int width, int natts)
@@ -276,12 +301,6 @@ worker_share(double rows, int workers)
 	return clamp_row_est(rows / parallel_divisor(workers));
 }
 
-/* Pages of rows rows of width bytes, as costsize.c's page_size counts them. */
-static double
-pages_of(double rows, int width)
-{
-	return ceil(rows * (MAXALIGN(width) + MAXALIGN(SizeofHeapTupleHeader)) / BLCKSZ);
-}
 
 /*
  * The parallel join over a shared inner side: both inputs partial, for every
@@ -378,16 +397,23 @@ join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL &&
 		innerrel->partial_pathlist != NIL)
 		add_shared_path(root, joinrel, outerrel, innerrel, jointype, extra, &key);
-	if (held_bytes(outerrel->rows, outerrel->reltarget->width,
-				   list_length(outerrel->reltarget->exprs) + 1) +
-		held_bytes(innerrel->rows, innerrel->reltarget->width,
-				   list_length(innerrel->reltarget->exprs) + 1) > (double) get_hash_memory_limit())
-		return;
-
 	outer = pick_input(key.outer_pathkeys, outerrel->pathlist, outerrel->cheapest_total_path,
 					   &outer_cost);
 	inner = pick_input(key.inner_pathkeys, innerrel->pathlist, innerrel->cheapest_total_path,
 					   &inner_cost);
+	if (held_bytes(outerrel->rows, outerrel->reltarget->width,
+				   list_length(outerrel->reltarget->exprs) + 1) +
+		held_bytes(innerrel->rows, innerrel->reltarget->width,
+				   list_length(innerrel->reltarget->exprs) + 1) > (double) get_hash_memory_limit())
+	{
+		/* in key ranges from the row sorts of both inputs */
+		outer_cost += spill_cost(outerrel->rows, outerrel->reltarget->width);
+		inner_cost += spill_cost(innerrel->rows, innerrel->reltarget->width);
+		add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key, outer,
+											 outer_cost, inner, inner_cost, false, inner->rows,
+											 joinrel->rows));
+		return;
+	}
 	add_path(joinrel, (Path *) make_path(root, joinrel, jointype, extra, &key, outer, outer_cost,
 										 inner, inner_cost, false, inner->rows, joinrel->rows));
 
