@@ -814,6 +814,16 @@ agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 	mp_agg_wire head;
 	char	   *at;
 
+	/*
+	 * Flattening runs wherever a tuple is formed, in the caller's memory
+	 * context, which may be one that cannot free a chunk (a tuplesort's bump
+	 * context from PostgreSQL 17 on): the sort or merge below allocates and
+	 * frees in a context of its own.
+	 */
+	MemoryContext work = AllocSetContextCreate(state->cxt, "mergepath aggregate flatten",
+											   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(work);
+
 	SET_VARSIZE(result, allocated_size);
 	memset(&head, 0, sizeof(head));
 	head.elemtype = state->elemtype;
@@ -833,6 +843,8 @@ agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
 		at += (Size) cols[c]->n * sizes[c];
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
 }
 
 /*
