@@ -35,6 +35,8 @@ SET mergepath.gpu_min_elements = -2;
 -- the aggregates' state is a bytea to SQL: a support function called outside
 -- an aggregate, or given a state that mergepath did not make, refuses it
 SELECT mergepath_agg_combine(NULL, NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT mergepath_sort_agg_finalfn('\x00', 1);
 CREATE AGGREGATE pg_temp.forged(int4) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea,
   INITCOND = '\x0102', FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA);
 SELECT pg_temp.forged(x) FROM generate_series(1, 3) x;

@@ -108,13 +108,24 @@ agg_op(const mp_agg_state *state)
 		: state->kind == AGG_SORT ? MP_OP_SORT_AGG : MP_OP_SORT_BY_KEY_AGG;
 }
 
+/*
+ * The aggregate's memory context.  The support functions take a bytea, so
+ * SQL can call them directly: outside an aggregate they refuse.
+ */
 static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
+agg_context(FunctionCallInfo fcinfo)
 {
 	MemoryContext aggcontext;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
-		elog(ERROR, "%s called in a non-aggregate context", fname);
+	{
+		char	   *fname = get_func_name(fcinfo->flinfo->fn_oid);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s is a support function of mergepath's aggregates, called only by them",
+						fname ? fname : "this function")));
+	}
 	return aggcontext;
 }
 
@@ -442,7 +453,7 @@ PG_FUNCTION_INFO_V1(mergepath_sort_agg_transfn);
 Datum
 mergepath_sort_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
+	MemoryContext aggcontext = agg_context(fcinfo);
 	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
 	Oid			elemtype = arg_type(fcinfo, 1);
 
@@ -471,7 +482,7 @@ PG_FUNCTION_INFO_V1(mergepath_sort_by_key_agg_transfn);
 Datum
 mergepath_sort_by_key_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = agg_context(fcinfo, "gpu_sort_agg");
+	MemoryContext aggcontext = agg_context(fcinfo);
 	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
 	Oid			elemtype = arg_type(fcinfo, 1);
 	mp_type		keytype = mp_type_of(arg_type(fcinfo, 2));
@@ -507,7 +518,7 @@ PG_FUNCTION_INFO_V1(mergepath_merge_agg_transfn);
 Datum
 mergepath_merge_agg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = agg_context(fcinfo, "gpu_merge_agg");
+	MemoryContext aggcontext = agg_context(fcinfo);
 	mp_agg_state *state = agg_arg(fcinfo, 0, aggcontext, true);
 	mp_arg		a;
 	void	   *slot;
@@ -686,7 +697,7 @@ mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 	Oid			input,
 				elemtype;
 
-	(void) agg_context(fcinfo, "mergepath_agg_finalfn");
+	(void) agg_context(fcinfo);
 	state = agg_arg(fcinfo, 0, NULL, false);
 	if (state == NULL)
 		PG_RETURN_NULL();
@@ -723,7 +734,7 @@ PG_FUNCTION_INFO_V1(mergepath_agg_combine);
 Datum
 mergepath_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcontext = agg_context(fcinfo, "mergepath_agg_combine");
+	MemoryContext aggcontext = agg_context(fcinfo);
 	mp_agg_state *s1 = agg_arg(fcinfo, 0, aggcontext, true);
 	mp_agg_state *s2 = agg_arg(fcinfo, 1, aggcontext, false);
 	agg_column *c1[3],
