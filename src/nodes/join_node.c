@@ -1397,6 +1397,13 @@ join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	/* what Parallel Hash Join's table may hold: hash_mem x the participants */
 	int			participants = pcxt->nworkers + (parallel_leader_participation ? 1 : 0);
 
+	/*
+	 * No dynamic shared memory segment could be made (the query runs in the
+	 * leader alone, with no DSA): the node joins as the serial one does, as
+	 * Parallel Hash Join falls back to a private table.
+	 */
+	if (pcxt->seg == NULL)
+		return;
 	mp_join_shared_init(coordinate, pcxt->nworkers,
 						get_hash_memory_limit() * Max(participants, 1), pcxt->seg);
 	state->shared = coordinate;
@@ -1409,6 +1416,8 @@ join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	MergepathJoinState *state = (MergepathJoinState *) node;
 
+	if (state->shared == NULL)
+		return;
 	mp_join_inner_forget(&state->sinner);
 	mp_join_shared_reset(coordinate, state->area);
 }
