@@ -2,9 +2,12 @@
 # mergepath on a Citus cluster of this host, one worker against two (a
 # worker a GPU where the host has several), mergepath on and off, whole-query
 # times (see citus.sql).  Needs Citus installed (test/citus/build.sh).
-# ROWS: rows of each table (default 20M); REPS: timings a cell, the median
-# kept (default 1); WORKER_COUNTS (default "1 2"); GPUS (default: nvidia-smi's
-# count, none without it).
+# ROWS: rows of each table (default 20M); ARR_ROWS: rows of the table of
+# arrays (default ROWS); REPS: timings a cell, the median kept (default 1);
+# WORKER_COUNTS (default "1 2"); METHODS: of pg, cpu, gpu (default all);
+# GPUS (default: nvidia-smi's count, none without it); CPUS_PER_WORKER: cores
+# a worker (and the coordinator) is kept to (default: all, see
+# test/citus/cluster.sh).
 set -euo pipefail
 export PSQL_PAGER=cat
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,8 +21,9 @@ for w in ${WORKER_COUNTS:-1 2}; do
 	[ "$gpus" -gt 0 ] && env_gpus=(GPUS="$gpus")
 	env WORKERS="$w" "${env_gpus[@]}" "$here/../citus/cluster.sh" \
 		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off \
-		-o citus.max_adaptive_executor_pool_size=32 -- \
-		psql -X -q -v rows="$rows" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
+		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_cached_conns_per_worker=32 -- \
+		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
+		-v methods="${METHODS:-pg,cpu,gpu}" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
 done
 # one worker against the others, from the same script's runs
 echo "== ms by workers (query, method, workers, ms), and the speed-up over one worker"

@@ -22,8 +22,8 @@ SELECT create_distributed_table('arrs', 'id');
 SELECT create_distributed_table('rows_a', 'id', colocate_with => 'arrs');
 SELECT create_distributed_table('rows_b', 'id', colocate_with => 'arrs');
 
--- a shard's rows: the ids of 1..n that hash into its range
-CREATE FUNCTION bench_fill(shard text, n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+-- a shard's rows: the ids of 1..n (1..arr_n for arrs) that hash into its range
+CREATE FUNCTION bench_fill(shard text, n bigint, arr_n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   sid bigint := regexp_replace(shard, '^.*_', '')::bigint;
   lo int;
@@ -36,7 +36,7 @@ BEGIN
       SELECT i, (i %% 1000)::int4,
              (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s),
              (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s)
-      FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING n, lo, hi;
+      FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING arr_n, lo, hi;
   ELSE
     EXECUTE format($q$INSERT INTO %s
       SELECT i, (random() * 1e9)::int8, (random() * 1e6)::int4
@@ -47,7 +47,7 @@ BEGIN
 END $$;
 SELECT t AS "table", sum(result::bigint) AS rows_made
 FROM unnest(ARRAY['arrs', 'rows_a', 'rows_b']) t,
-     LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s)$$, :rows))
+     LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s, %s)$$, :rows, :arr_rows))
 GROUP BY t ORDER BY t;
 VACUUM ANALYZE arrs;
 VACUUM ANALYZE rows_a;
@@ -101,6 +101,7 @@ FROM (VALUES
   unnest(CASE WHEN (SELECT bool_and(result::bool) FROM run_command_on_workers(
                      $$SELECT (mergepath_info()->'gpu'->>'available')::bool$$))
               THEN ARRAY['pg', 'cpu', 'gpu'] ELSE ARRAY['pg', 'cpu'] END) m
+WHERE m = ANY (string_to_array(:'methods', ','))
 ORDER BY qi, m \gexec
 
 SELECT query, workers,

@@ -10,7 +10,10 @@
 #
 # -o sets a setting on every node, -w on the workers only.  GPUS=n gives
 # worker i the setting mergepath.gpu_device = i % n (one GPU a worker on a
-# host with n GPUs).  The command reaches the coordinator through PGHOST,
+# host with n GPUs).  CPUS_PER_WORKER=c pins worker i to the host's cores
+# i*c .. i*c+c-1 and the coordinator to the last c cores, so that one host
+# stands for servers of c cores each (a benchmark of one worker against
+# two).  The command reaches the coordinator through PGHOST,
 # PGPORT, PGUSER and PGDATABASE; WORKER_PORTS lists the workers' ports.  As
 # root the servers run as postgres.
 set -euo pipefail
@@ -63,11 +66,22 @@ for n in "${nodes[@]}"; do
 	port=$((port + 1))
 done
 # the nodes reach each other over the Unix socket in $dir
+cores=$(nproc)
+# pinned NODE: the taskset command that keeps NODE on its cores, if any
+pinned() {
+	local c=${CPUS_PER_WORKER:-0} first
+	[ "$c" -gt 0 ] || return 0
+	if [ "$1" = coordinator ]; then first=$((cores - c)); else first=$((${1#worker} * c)); fi
+	[ $((first + c)) -le "$cores" ] && [ "$first" -ge 0 ] ||
+		{ echo "CPUS_PER_WORKER=$c: $nworkers workers and the coordinator need more than $cores cores" >&2; exit 1; }
+	echo taskset -c "$first-$((first + c - 1))"
+}
 start() {
-	local n=$1 extra=$2
+	local n=$1 extra=$2 pin
+	pin=$(pinned "$n")
 	"${as[@]}" "$bindir/initdb" -D "$dir/$n" -U postgres --auth=trust --no-sync -E UTF8 \
 		--locale=C >"$dir/$n.initdb.log" 2>&1 || { cat "$dir/$n.initdb.log"; exit 1; }
-	"${as[@]}" "$bindir/pg_ctl" -D "$dir/$n" -l "$dir/$n.log" -w \
+	$pin "${as[@]}" "$bindir/pg_ctl" -D "$dir/$n" -l "$dir/$n.log" -w \
 		-o "-k $dir -p ${ports[$n]} -c listen_addresses='' -c fsync=off \
 			-c shared_preload_libraries=citus,mergepath -c max_prepared_transactions=16 \
 			-c citus.enable_statistics_collection=off$opts$extra" start >/dev/null ||
