@@ -45,6 +45,19 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 work=$(mktemp -d /tmp/citus-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# PostgreSQL's libpq-be.h, which Citus includes, includes the Kerberos
+# headers where the server was built with GSSAPI (Debian's is).  A host
+# without them and without a package source (a GPU host) takes them from
+# Debian's krb5-multidev package beside the Citus source
+# (`apt-get download krb5-multidev` into $CITUS_SOURCES), unpacked here.
+if grep -q '^#define ENABLE_GSS 1' "$("$pg_config" --includedir-server)/pg_config.h" &&
+	! echo '#include <gssapi/gssapi.h>' | gcc -E -x c - >/dev/null 2>&1; then
+	deb=$(ls "$src"/krb5-multidev_*.deb 2>/dev/null | head -1)
+	[ -n "$deb" ] || { echo "no Kerberos headers (gssapi/gssapi.h): install libkrb5-dev, or put Debian's krb5-multidev .deb in $src" >&2; exit 1; }
+	dpkg -x "$deb" "$work/krb5"
+	export CPATH=$work/krb5/usr/include/mit-krb5${CPATH:+:$CPATH}
+	echo "Kerberos headers from $(basename "$deb")"
+fi
 tar -xzf "$tarball" -C "$work"
 cd "$work/citus-$version"
 # Citus 13 carries its own static have_createdb_privilege() for PostgreSQL
@@ -57,6 +70,6 @@ if grep -q 'have_createdb_privilege' "$("$pg_config" --includedir-server)/comman
 fi
 echo "building Citus $version for PostgreSQL $major ..."
 ./configure PG_CONFIG="$pg_config" "${without[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log"; exit 1; }
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { grep -E 'error|Error' "$work/make.log" | head -40; exit 1; }
+make -j"$(nproc)" >"$work/make.log" 2>&1 || { grep -E ' error:|\*\*\*' "$work/make.log" | head -40; exit 1; }
 $sudo make install >"$work/install.log" 2>&1 || { tail -40 "$work/install.log"; exit 1; }
 echo "Citus $version installed for PostgreSQL $major"
