@@ -53,6 +53,22 @@
 #define MP_COLD_GPU_MIN_ROWS		(1 << 20)
 
 /*
+ * A parallel join's piece of work (a participant's part of the shared inner
+ * side, a batch of its outer rows) below this many rows stays on the CPU in
+ * a process whose GPU is not set up.  10M x 10M, work_mem 1GB, 2 workers
+ * (parts of 3.3M rows; the leader's GPU set up by a warm-up, the workers'
+ * not: they are new processes), whole queries, the parts under the 1M-row
+ * floor that runs have (so on the GPU) against the CPU backend: join 2562 /
+ * 2178 ms, join + GROUP BY 2920 / 2509, left 1698 / 1490, anti 1544 / 1424.
+ * Setting the GPU up costs a process about 0.2 s, while the CPU backend
+ * sorts such a part in tens of milliseconds; 16M rows is where the CPU's
+ * sort (about 100M keys/s on 4 threads) takes as long as the set-up.
+ * test/bench/join_settings.sh, H200 host; docs/performance.md
+ * "MergepathJoin in parallel plans".
+ */
+#define MP_COLD_JOIN_PART_MIN_ROWS	(1 << 24)
+
+/*
  * An external sort's merge batches go to the GPU from this many rows: below
  * it the window query's sort share at work_mem 4MB, 10M rows, was 1.20 of
  * PostgreSQL's with the batches on the GPU against 0.68 on the CPU.

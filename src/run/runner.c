@@ -183,11 +183,12 @@ static const struct
 	"runs below 1048576 rows stay on the CPU in a process without the GPU set up"},
 	[MP_OP_NODE_MERGE] = {"nodes", MP_GPU_MIN_NODES, false, MP_MERGE_GPU_MIN_ROWS, 0,
 	"merge batches below 1048576 rows stay on the CPU"},
-	[MP_OP_JOIN_PART] = {"nodes", MP_GPU_MIN_NODES, false, 0, MP_COLD_GPU_MIN_ROWS,
-	"a parallel join's pieces below 1048576 rows stay on the CPU in a process without the GPU set up"},
+	[MP_OP_JOIN_PART] = {"nodes", MP_GPU_MIN_NODES, false, 0, MP_COLD_JOIN_PART_MIN_ROWS,
+	"a parallel join's pieces below 16777216 rows stay on the CPU in a process without the GPU set up"},
 };
 
-StaticAssertDecl(MP_COLD_GPU_MIN_ROWS == 1048576 && MP_MERGE_GPU_MIN_ROWS == 1048576,
+StaticAssertDecl(MP_COLD_GPU_MIN_ROWS == 1048576 && MP_MERGE_GPU_MIN_ROWS == 1048576 &&
+				 MP_COLD_JOIN_PART_MIN_ROWS == 16777216,
 				 "the floors' notes give their sizes");
 
 /* The threshold in force for op: -1 for never. */
