@@ -3,7 +3,8 @@
 -- 1..rows), then whole-query times with mergepath (on the GPU where there is
 -- one, and on the CPU backend) and without it: the per-row calls batched
 -- (MergepathBatch) against the same calls row by row, the aggregates split
--- into partial states against PostgreSQL's array_agg(v ORDER BY v), a sort
+-- into partial states or pushed down whole (grouped by the distribution
+-- column, 128 groups) against PostgreSQL's array_agg(v ORDER BY v), a sort
 -- on the workers (a window over the distribution column) and a co-located
 -- join against PostgreSQL's sort and join.  Columns: off (mergepath's nodes
 -- off, the functions called row by row, PostgreSQL's own aggregate), cpu
@@ -18,11 +19,14 @@ SET citus.propagate_set_commands = 'local';
 CREATE TABLE arrs (id int8, g int4, a int4[], b int4[]);
 CREATE TABLE rows_a (id int8, k int8, v int4);
 CREATE TABLE rows_b (id int8, k int8, w int4);
+CREATE TABLE rows_g (g int4, v int4);
 SELECT create_distributed_table('arrs', 'id');
 SELECT create_distributed_table('rows_a', 'id', colocate_with => 'arrs');
 SELECT create_distributed_table('rows_b', 'id', colocate_with => 'arrs');
+SELECT create_distributed_table('rows_g', 'g', colocate_with => 'none');
 
--- a shard's rows: the ids of 1..n (1..arr_n for arrs) that hash into its range
+-- a shard's rows: the ids of 1..n (1..arr_n for arrs) that hash into its
+-- range; for rows_g, the rows of 1..n whose group (i % 128) does
 CREATE FUNCTION bench_fill(shard text, n bigint, arr_n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   sid bigint := regexp_replace(shard, '^.*_', '')::bigint;
@@ -37,6 +41,11 @@ BEGIN
              (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s),
              (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s)
       FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING arr_n, lo, hi;
+  ELSIF shard LIKE '%rows_g%' THEN
+    EXECUTE format($q$INSERT INTO %s
+      SELECT (i %% 128)::int4, (random() * 1e6)::int4
+      FROM generate_series(1, $1) i WHERE worker_hash((i %% 128)::int4) BETWEEN $2 AND $3$q$, shard)
+      USING n, lo, hi;
   ELSE
     EXECUTE format($q$INSERT INTO %s
       SELECT i, (random() * 1e9)::int8, (random() * 1e6)::int4
@@ -46,12 +55,13 @@ BEGIN
   RETURN made;
 END $$;
 SELECT t AS "table", sum(result::bigint) AS rows_made
-FROM unnest(ARRAY['arrs', 'rows_a', 'rows_b']) t,
+FROM unnest(ARRAY['arrs', 'rows_a', 'rows_b', 'rows_g']) t,
      LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s, %s)$$, :rows, :arr_rows))
 GROUP BY t ORDER BY t;
 VACUUM ANALYZE arrs;
 VACUUM ANALYZE rows_a;
 VACUUM ANALYZE rows_b;
+VACUUM ANALYZE rows_g;
 
 -- the timings and the timing function on the coordinator alone
 SET citus.enable_ddl_propagation = off;
@@ -91,11 +101,13 @@ FROM (VALUES
       'SELECT sum(cardinality(gpu_merge(a, b))) FROM arrs'),
   (3, 'aggregate, whole table', 'SELECT cardinality(gpu_sort_agg(v)) FROM rows_a',
       'SELECT cardinality(array_agg(v ORDER BY v)) FROM rows_a'),
-  (4, 'aggregate, 1000 groups', 'SELECT sum(cardinality(x)) FROM (SELECT g, gpu_merge_agg(a) x FROM arrs GROUP BY g) s',
+  (4, 'aggregate, by the distribution column', 'SELECT sum(cardinality(x)) FROM (SELECT g, gpu_sort_agg(v) x FROM rows_g GROUP BY g) s',
+      'SELECT sum(cardinality(x)) FROM (SELECT g, array_agg(v ORDER BY v) x FROM rows_g GROUP BY g) s'),
+  (5, 'aggregate, 1000 groups', 'SELECT sum(cardinality(x)) FROM (SELECT g, gpu_merge_agg(a) x FROM arrs GROUP BY g) s',
       'SELECT sum(cardinality(x)) FROM (SELECT g, array_agg(e ORDER BY e) x FROM arrs, unnest(a) e GROUP BY g) s'),
-  (5, 'sort on the workers', 'SELECT max(rn) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY k) rn FROM rows_a) s',
+  (6, 'sort on the workers', 'SELECT max(rn) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY k) rn FROM rows_a) s',
       'SELECT max(rn) FROM (SELECT row_number() OVER (PARTITION BY id ORDER BY k) rn FROM rows_a) s'),
-  (6, 'co-located join', 'SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id)',
+  (7, 'co-located join', 'SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id)',
       'SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id)'))
   AS qs(qi, name, q, pq),
   unnest(CASE WHEN (SELECT bool_and(result::bool) FROM run_command_on_workers(
