@@ -54,22 +54,31 @@ sanitize() {
 		test/test_backends --gpu --quick --suite "$2"
 }
 
-# The compute-sanitizer tools side by side on the one GPU, each over every
-# suite of C tests, the suites side by side too: racecheck over all of them
-# in one process would take longer than the rest together.
+# The compute-sanitizer tools side by side, each over every suite of C
+# tests, the suites side by side too: racecheck over all of them in one
+# process would take longer than the rest together.  On a host with several
+# GPUs (and CUDA_VISIBLE_DEVICES not set) the processes are dealt out to
+# them in turn.
 sanitize_all() {
 	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
+	local ngpus=1 i=0
+	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] || ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+	[ "$ngpus" -ge 1 ] || ngpus=1
 	for t in memcheck racecheck initcheck synccheck; do
 		selected "$t" && tools+=("$t")
 	done
 	for t in "${tools[@]}"; do
 		for s in "${suites[@]}"; do
-			if [ "$t" = memcheck ]; then
-				sanitize "$t" "$s" --leak-check full >"$log_dir/$t-$s.log" 2>&1 &
-			else
-				sanitize "$t" "$s" >"$log_dir/$t-$s.log" 2>&1 &
-			fi
+			(
+				[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
+				if [ "$t" = memcheck ]; then
+					sanitize "$t" "$s" --leak-check full
+				else
+					sanitize "$t" "$s"
+				fi
+			) >"$log_dir/$t-$s.log" 2>&1 &
 			pids+=($!)
+			i=$((i + 1))
 		done
 	done
 	local k=0
