@@ -21,6 +21,10 @@
 #endif
 /* Size ratio from which a set operation gallops over the larger side. */
 #define MP_CPU_GALLOP 32
+/* Elements of both sides from which a set operation runs in lanes. */
+#ifndef MP_CPU_SETOP_LANES_MIN
+#define MP_CPU_SETOP_LANES_MIN 64
+#endif
 
 #define MP_T int32_t
 #define MP_U uint32_t
