@@ -61,6 +61,22 @@ MP_NAME(pass_run) (const MP_T *x, int64_t lo, int64_t hi, bool keep, MP_T *restr
 	return ok;
 }
 
+/* The first k in [lo, hi) with !(x[k] < key) (x ascending there). */
+static inline int64_t
+MP_NAME(setop_lower) (const MP_T *x, int64_t lo, int64_t hi, MP_T key)
+{
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (MP_LT(x[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The first k in [lo, n) with !(x[k] < key), searched outward from lo. */
 static inline int64_t
 MP_NAME(gallop) (const MP_T *x, int64_t lo, int64_t n, MP_T key)
@@ -78,33 +94,7 @@ MP_NAME(gallop) (const MP_T *x, int64_t lo, int64_t n, MP_T key)
 		step <<= 1;
 	}
 	hi = prev + step < n ? prev + step : n;
-	lo = prev + 1;
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (MP_LT(x[mid], key))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The first k in [lo, hi) with !(x[k] < key) (x ascending there). */
-static inline int64_t
-MP_NAME(setop_lower) (const MP_T *x, int64_t lo, int64_t hi, MP_T key)
-{
-	while (lo < hi)
-	{
-		int64_t		mid = lo + (hi - lo) / 2;
-
-		if (MP_LT(x[mid], key))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return MP_NAME(setop_lower) (x, prev + 1, hi, key);
 }
 
 /* The most a lane with windows of la and lb elements can keep. */
