@@ -10,7 +10,10 @@
  * (upper bound).  With similar sizes the pointer steps one element at a
  * time; when the haystack is MP_CPU_GALLOP times larger or more, it gallops
  * (exponential then binary search), so that with the check off the work
- * follows the needles.
+ * follows the needles.  Lower and upper bounds of similar sizes run as the
+ * merge does: a step without branches on the data, in MP_CPU_LANES lanes
+ * cut at Merge Path's splits and interleaved in one loop, so that their
+ * dependency chains overlap.
  *
  * The sortedness check is fused: the needles are compared with their
  * predecessors as they are read, and the haystack elements a pointer moves
@@ -78,6 +81,120 @@ MP_NAME(gallops) (int64_t nhay, int64_t nneedles)
 }
 
 /*
+ * Lower (upper) bounds of needles among similar numbers of haystack
+ * elements, as a merge of the two in which a haystack element comes first
+ * when it is below the needle (not above it).  Each step compares a
+ * haystack element with a needle, writes the haystack's position as the
+ * needle's bound, and moves past the one that comes first: the last
+ * position written for a needle is its bound.  Lanes of the merge start at
+ * Merge Path's splits, each lane's first elements checked against the ones
+ * before them.  Returns false on unsorted input.
+ */
+static inline __attribute__((always_inline)) bool
+MP_NAME(bounds_lanes) (bool upper, const MP_T *hay, int64_t nh, const MP_T *needles,
+					   int64_t nn, int32_t *restrict out, bool check, mp_poll_fn poll,
+					   bool *cancelled)
+{
+#define MP_HAY_FIRST(x, key) (upper ? !MP_LT(key, x) : MP_LT(x, key))
+#define MP_BOUND_STEP(K, J, PH, PN) \
+	do { \
+		MP_T		x_ = hay[K], \
+					key_ = needles[J]; \
+		bool		first_ = MP_HAY_FIRST(x_, key_); \
+		\
+		if (check) \
+		{ \
+			unsorted |= MP_LT(x_, PH); \
+			unsorted |= MP_LT(key_, PN); \
+			(PH) = x_; \
+			(PN) = key_; \
+		} \
+		out[J] = (int32_t) (K); \
+		(K) += first_; \
+		(J) += !first_; \
+	} while (0)
+	int64_t		hk[MP_CPU_LANES + 1],
+				nj[MP_CPU_LANES + 1],
+				lk[MP_CPU_LANES],
+				lj[MP_CPU_LANES];
+	MP_T		ph[MP_CPU_LANES],
+				pn[MP_CPU_LANES];
+	bool		unsorted = false;
+
+	hk[0] = nj[0] = 0;
+	hk[MP_CPU_LANES] = nh;
+	nj[MP_CPU_LANES] = nn;
+	for (int s = 1; s < MP_CPU_LANES; s++)
+	{
+		int64_t		diag = (nh + nn) * s / MP_CPU_LANES,
+					lo = diag > nn ? diag - nn : 0,
+					hi = diag < nh ? diag : nh;
+
+		while (lo < hi)
+		{
+			int64_t		mid = (lo + hi) / 2;
+
+			if (MP_HAY_FIRST(hay[mid], needles[diag - 1 - mid]))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* on unsorted input the splits need not go forward */
+		hk[s] = lo > hk[s - 1] ? lo : hk[s - 1];
+		nj[s] = diag - lo > nj[s - 1] ? diag - lo : nj[s - 1];
+	}
+	for (int s = 0; s < MP_CPU_LANES; s++)
+	{
+		lk[s] = hk[s];
+		lj[s] = nj[s];
+		ph[s] = nh == 0 ? (MP_T) 0 : hay[hk[s] > 0 ? hk[s] - 1 : 0];
+		pn[s] = nn == 0 ? (MP_T) 0 : needles[nj[s] > 0 ? nj[s] - 1 : 0];
+	}
+	for (;;)
+	{
+		int64_t		steps = MP_CPU_CHUNK / MP_CPU_LANES;
+
+		for (int s = 0; s < MP_CPU_LANES; s++)
+		{
+			if (hk[s + 1] - lk[s] < steps)
+				steps = hk[s + 1] - lk[s];
+			if (nj[s + 1] - lj[s] < steps)
+				steps = nj[s + 1] - lj[s];
+		}
+		if (steps <= 0)
+			break;
+		for (int64_t t = 0; t < steps; t++)
+		{
+#pragma GCC unroll 8
+			for (int s = 0; s < MP_CPU_LANES; s++)
+				MP_BOUND_STEP(lk[s], lj[s], ph[s], pn[s]);
+		}
+		if (poll && poll())
+		{
+			*cancelled = true;
+			return true;
+		}
+	}
+	for (int s = 0; s < MP_CPU_LANES; s++)
+	{
+		int64_t		k = lk[s],
+					j = lj[s];
+
+		while (k < hk[s + 1] && j < nj[s + 1])
+			MP_BOUND_STEP(k, j, ph[s], pn[s]);
+		/* the lane's haystack used up: its other needles' bound is its end */
+		for (int64_t r = j; r < nj[s + 1]; r++)
+			out[r] = (int32_t) hk[s + 1];
+		if (check)
+			unsorted |= !MP_NAME(run_sorted) (hay, k, hk[s + 1]) ||
+				!MP_NAME(run_sorted) (needles, j, nj[s + 1]);
+	}
+	return !unsorted;
+#undef MP_BOUND_STEP
+#undef MP_HAY_FIRST
+}
+
+/*
  * Where the upper-bound pointer of a count or a join seeks from: with the
  * check on, where it last stopped, so that it moves over (and checks) every
  * element the lower-bound pointer does; with it off, not before the lower
@@ -105,7 +222,29 @@ MP_NAME(search_as) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *nee
 	int64_t		lo = 0,
 				hi = 0;
 	bool		bad = false;
+	int32_t    *uppers = NULL;
 
+	/* a count: the upper bounds less the lower ones (or, without memory for
+	 * them, the loop below) */
+	if (!gallop && nh + nn >= MP_CPU_SETOP_LANES_MIN &&
+		(kind != MP_COUNT || (uppers = malloc(nn * sizeof(int32_t))) != NULL))
+	{
+		bool		cancelled = false,
+					ok = true;
+
+		if (kind != MP_UPPER_BOUND)
+			ok &= MP_NAME(bounds_lanes) (false, hay, nh, needles, nn, out, check, poll,
+										 &cancelled);
+		if (kind != MP_LOWER_BOUND && !cancelled)
+			ok &= MP_NAME(bounds_lanes) (true, hay, nh, needles, nn, uppers ? uppers : out,
+										 check, poll, &cancelled);
+		for (int64_t j = 0; uppers && !cancelled && j < nn; j++)
+			out[j] = uppers[j] > out[j] ? uppers[j] - out[j] : 0;
+		free(uppers);
+		if (cancelled)
+			return MP_CANCELLED;
+		return ok || !check ? MP_OK : MP_UNSORTED;
+	}
 	for (int64_t j = 0; j < nn; j++)
 	{
 		MP_T		key = needles[j];

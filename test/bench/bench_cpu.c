@@ -1,7 +1,9 @@
 /*
  * bench_cpu.c
  *		The CPU backend's merge beside a textbook two-pointer merge and a
- *		memcpy of the same bytes, one thread, sorted random keys, median of 5.
+ *		memcpy of the same bytes, its set operations beside a textbook
+ *		intersection and its sorted search beside a textbook lower bound,
+ *		one thread, sorted random keys, median of 5.
  *		--sort: where the CPU sort's radix sort overtakes its merge sort.
  *		--threads: the CPU sort of random keys on 1 to 16 threads
  *		(mergepath.cpu_threads), and qsort on one, median of 5.
@@ -112,6 +114,21 @@ plain_intersect_int4(const int32_t *a, int64_t na, const int32_t *b, int64_t nb,
 		}
 	}
 	return k;
+}
+
+/* The textbook two-pointer lower bounds of sorted needles in a sorted haystack. */
+static void
+plain_lower_bound_int4(const int32_t *hay, int64_t nh, const int32_t *needles, int64_t nn,
+					   int32_t *out)
+{
+	int64_t		k = 0;
+
+	for (int64_t j = 0; j < nn; j++)
+	{
+		while (k < nh && hay[k] < needles[j])
+			k++;
+		out[j] = (int32_t) k;
+	}
 }
 
 static int
@@ -443,6 +460,34 @@ main(int argc, char **argv)
 				   (long long) sizes[s], nout / 1e6, t_plain, t_mp, t_nc, 2.0 * m / t_mp / 1e3);
 			free(a);
 			free(b);
+			free(out);
+		}
+
+	/* sorted search of as many needles as haystack elements, same keys */
+	printf("\n| search      | n/side | plain lower bound ms | mp cpu ms | mp nochk | Melem/s |\n");
+	printf("|-------------|--------|----------------------|-----------|----------|---------|\n");
+	for (int s = 0; s < nsizes; s++)
+		for (int kind = 0; kind < 3; kind++)
+		{
+			static const char *const kinds[] = {"lower_bound", "upper_bound", "count"};
+			int64_t		m = sizes[s] * 1000000;
+			int32_t    *hay = sorted_values(MP_INT4, m, 1, 2.0 * m),
+					   *needles = sorted_values(MP_INT4, m, 2, 2.0 * m),
+					   *out = malloc(m * sizeof(int32_t));
+			double		t_plain = -1,
+						t_mp,
+						t_nc;
+
+			if (kind == MP_LOWER_BOUND)
+				MEDIAN_OF_5(t_plain, plain_lower_bound_int4(hay, m, needles, m, out));
+			MEDIAN_OF_5(t_mp, mp_cpu_search((mp_search) kind, MP_INT4, hay, m, needles, m, out, true,
+											NULL));
+			MEDIAN_OF_5(t_nc, mp_cpu_search((mp_search) kind, MP_INT4, hay, m, needles, m, out, false,
+											NULL));
+			printf("| %-11s | %5lldM | %20.2f | %9.2f | %8.2f | %7.0f |\n", kinds[kind],
+				   (long long) sizes[s], t_plain, t_mp, t_nc, 2.0 * m / t_mp / 1e3);
+			free(hay);
+			free(needles);
 			free(out);
 		}
 	return 0;
