@@ -290,7 +290,12 @@ MP_NAME(search) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *needle
 	return MP_DEVICE_ERROR;
 }
 
-/* a's elements that occur in b (anti: that do not), in a's order. */
+/*
+ * a's elements that occur in b (anti: that do not), in a's order.  With
+ * similar sizes, from the lower bounds of a's elements in b (in lanes),
+ * then a pass without branches that keeps each element whose bound holds it
+ * (or, without memory for the bounds, the loop below).
+ */
 static mp_status
 MP_NAME(semijoin) (bool anti, const MP_T *a, int64_t na, const MP_T *b, int64_t nb,
 				   MP_T *restrict out, int64_t *nout, bool check, mp_poll_fn poll)
@@ -299,7 +304,28 @@ MP_NAME(semijoin) (bool anti, const MP_T *a, int64_t na, const MP_T *b, int64_t 
 	int64_t		k = 0,
 				o = 0;
 	bool		bad = false;
+	int32_t    *bounds;
 
+	if (!gallop && na + nb >= MP_CPU_SETOP_LANES_MIN &&
+		(bounds = malloc(na * sizeof(int32_t))) != NULL)
+	{
+		bool		cancelled = false,
+					ok = MP_NAME(bounds_lanes) (false, b, nb, a, na, bounds, check, poll,
+											   &cancelled);
+
+		for (int64_t i = 0; !cancelled && i < na; i++)
+		{
+			int64_t		at = bounds[i];
+
+			out[o] = a[i];
+			o += (at < nb && !MP_LT(a[i], b[at])) != anti;
+		}
+		free(bounds);
+		*nout = o;
+		if (cancelled)
+			return MP_CANCELLED;
+		return ok || !check ? MP_OK : MP_UNSORTED;
+	}
 	for (int64_t i = 0; i < na; i++)
 	{
 		MP_T		key = a[i];
