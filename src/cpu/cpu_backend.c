@@ -21,6 +21,8 @@
 #endif
 /* Size ratio from which a set operation gallops over the larger side. */
 #define MP_CPU_GALLOP 32
+/* Bounds a count or a semijoin keeps on the stack (more are allocated). */
+#define MP_CPU_SMALL_BOUNDS 1024
 /* Elements of both sides from which a set operation runs in lanes. */
 #ifndef MP_CPU_SETOP_LANES_MIN
 #define MP_CPU_SETOP_LANES_MIN 64

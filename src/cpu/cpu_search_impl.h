@@ -194,6 +194,13 @@ MP_NAME(bounds_lanes) (bool upper, const MP_T *hay, int64_t nh, const MP_T *need
 #undef MP_HAY_FIRST
 }
 
+/* Room for n bounds: small (MP_CPU_SMALL_BOUNDS of them) or allocated. */
+static inline int32_t *
+MP_NAME(bounds_room) (int32_t *small, int64_t n)
+{
+	return n <= MP_CPU_SMALL_BOUNDS ? small : malloc(n * sizeof(int32_t));
+}
+
 /*
  * Where the upper-bound pointer of a count or a join seeks from: with the
  * check on, where it last stopped, so that it moves over (and checks) every
@@ -222,12 +229,13 @@ MP_NAME(search_as) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *nee
 	int64_t		lo = 0,
 				hi = 0;
 	bool		bad = false;
-	int32_t    *uppers = NULL;
+	int32_t		small[MP_CPU_SMALL_BOUNDS],
+			   *uppers = NULL;
 
 	/* a count: the upper bounds less the lower ones (or, without memory for
 	 * them, the loop below) */
 	if (!gallop && nh + nn >= MP_CPU_SETOP_LANES_MIN &&
-		(kind != MP_COUNT || (uppers = malloc(nn * sizeof(int32_t))) != NULL))
+		(kind != MP_COUNT || (uppers = MP_NAME(bounds_room) (small, nn)) != NULL))
 	{
 		bool		cancelled = false,
 					ok = true;
@@ -240,7 +248,8 @@ MP_NAME(search_as) (mp_search kind, const MP_T *hay, int64_t nh, const MP_T *nee
 										 check, poll, &cancelled);
 		for (int64_t j = 0; uppers && !cancelled && j < nn; j++)
 			out[j] = uppers[j] > out[j] ? uppers[j] - out[j] : 0;
-		free(uppers);
+		if (uppers != small)
+			free(uppers);
 		if (cancelled)
 			return MP_CANCELLED;
 		return ok || !check ? MP_OK : MP_UNSORTED;
@@ -304,10 +313,11 @@ MP_NAME(semijoin) (bool anti, const MP_T *a, int64_t na, const MP_T *b, int64_t 
 	int64_t		k = 0,
 				o = 0;
 	bool		bad = false;
-	int32_t    *bounds;
+	int32_t		small[MP_CPU_SMALL_BOUNDS],
+			   *bounds;
 
 	if (!gallop && na + nb >= MP_CPU_SETOP_LANES_MIN &&
-		(bounds = malloc(na * sizeof(int32_t))) != NULL)
+		(bounds = MP_NAME(bounds_room) (small, na)) != NULL)
 	{
 		bool		cancelled = false,
 					ok = MP_NAME(bounds_lanes) (false, b, nb, a, na, bounds, check, poll,
@@ -320,7 +330,8 @@ MP_NAME(semijoin) (bool anti, const MP_T *a, int64_t na, const MP_T *b, int64_t 
 			out[o] = a[i];
 			o += (at < nb && !MP_LT(a[i], b[at])) != anti;
 		}
-		free(bounds);
+		if (bounds != small)
+			free(bounds);
 		*nout = o;
 		if (cancelled)
 			return MP_CANCELLED;
