@@ -148,7 +148,85 @@ call_of(int op, mp_type type, const batch_input *in, void *out, int64_t *out_off
 	return call;
 }
 
-/* One batch, checked pair by pair, byte for byte, with the check on and off. */
+/*
+ * The batch's pairs apart (a_at, b_at, out_at), as a batch node lays them:
+ * each side's pairs copied in reverse order into one buffer, the result
+ * rooms likewise, each room followed by a guard byte.
+ */
+typedef struct batch_apart
+{
+	char	   *a,
+			   *b,
+			   *out;
+	const void **a_at,
+			  **b_at;
+	void	  **out_at;
+	int64_t    *room_end;		/* where each room's guard is, in out */
+} batch_apart;
+
+#define GUARD 0x5A
+
+static void
+lay_apart(batch_apart *ap, mp_batch_call *call, const batch_input *in, size_t osz)
+{
+	size_t		sz = mp_type_size(call->type);
+	int64_t		np = call->npairs;
+	int64_t		room = mp_batch_room(call);
+	size_t		at_a = 0,
+				at_b = 0,
+				at_out = 0;
+
+	ap->a = xmalloc(in->a_off[np] * sz + 1);
+	ap->b = xmalloc(in->b_off[np] * sz + 1);
+	ap->out = xmalloc(room * osz + np + 1);
+	ap->a_at = xmalloc((np + 1) * sizeof(void *));
+	ap->b_at = xmalloc((np + 1) * sizeof(void *));
+	ap->out_at = xmalloc((np + 1) * sizeof(void *));
+	ap->room_end = xmalloc((np + 1) * sizeof(int64_t));
+	memset(ap->out, 0xA5, room * osz + np + 1);
+	for (int64_t p = np - 1; p >= 0; p--)
+	{
+		int64_t		na = in->a_off[p + 1] - in->a_off[p],
+					nb = in->b_off[p + 1] - in->b_off[p];
+
+		memcpy(ap->a + at_a, in->a + in->a_off[p] * sz, na * sz);
+		memcpy(ap->b + at_b, in->b + in->b_off[p] * sz, nb * sz);
+		ap->a_at[p] = ap->a + at_a;
+		ap->b_at[p] = ap->b + at_b;
+		at_a += na * sz;
+		at_b += nb * sz;
+		ap->out_at[p] = ap->out + at_out;
+		at_out += mp_batch_pair_room(call, p) * osz;
+		ap->room_end[p] = at_out;
+		ap->out[at_out++] = GUARD;
+	}
+	call->a = NULL;
+	call->a_at = ap->a_at;
+	if (mp_batch_has_b(call))
+	{
+		call->b = NULL;
+		call->b_at = ap->b_at;
+	}
+	call->out = NULL;
+	call->out_at = ap->out_at;
+}
+
+static void
+free_apart(batch_apart *ap)
+{
+	free(ap->a);
+	free(ap->b);
+	free(ap->out);
+	free(ap->a_at);
+	free(ap->b_at);
+	free(ap->out_at);
+	free(ap->room_end);
+}
+
+/*
+ * One batch, checked pair by pair, byte for byte, with the check on and
+ * off, its pairs back to back and apart.
+ */
 static void
 run_case(const backend *be, int op, mp_type type, int shape, int64_t npairs, gen_kind gen)
 {
@@ -156,23 +234,28 @@ run_case(const backend *be, int op, mp_type type, int shape, int64_t npairs, gen
 	size_t		sz = mp_type_size(type);
 	size_t		osz = ops[op].kind == MP_ARRAY_SEARCH ? sizeof(int32_t) : sz;
 	int64_t    *out_off = xmalloc((npairs + 1) * sizeof(int64_t));
-	char		what[96];
+	char		what[112];
 
 	make_input(&in, type, shape, npairs, gen, ops[op].kind == MP_ARRAY_SORT);
-	snprintf(what, sizeof(what), "batch %s shape %d %s, %" PRId64 " pairs", ops[op].name,
-			 shape, gen_names[gen], npairs);
-	for (int checked = 1; checked >= 0; checked--)
+	for (int form = 0; form < 4; form++)
 	{
+		bool		checked = form < 2,
+					apart = form & 1;
 		mp_batch_call call = call_of(op, type, &in, NULL, out_off);
 		int64_t		room = mp_batch_room(&call);
 		char	   *out = xmalloc(room * osz + 1);
 		char	   *want = xmalloc((in.a_off[npairs] + in.b_off[npairs]) * sz + 1);
+		batch_apart ap;
 		bool		ok = true;
 		mp_status	st;
 
+		snprintf(what, sizeof(what), "batch %s shape %d %s, %" PRId64 " pairs%s", ops[op].name,
+				 shape, gen_names[gen], npairs, apart ? ", apart" : "");
 		memset(out, 0xA5, room * osz + 1);
 		memset(out_off, 0xA5, (npairs + 1) * sizeof(int64_t));
 		call.out = out;
+		if (apart)
+			lay_apart(&ap, &call, &in, osz);
 		st = be->batch(&call, checked, NULL);
 		ok = st == MP_OK && out_off[0] == 0;
 		for (int64_t p = 0; ok && p < npairs; p++)
@@ -181,16 +264,20 @@ run_case(const backend *be, int op, mp_type type, int shape, int64_t npairs, gen
 						nb = in.b_off[p + 1] - in.b_off[p];
 			int64_t		n = ref_pair(op, type, in.a + in.a_off[p] * sz, na,
 									 in.b + in.b_off[p] * sz, nb, want);
+			const char *got = apart ? (const char *) ap.out_at[p] : out + out_off[p] * osz;
 
-			ok = out_off[p + 1] - out_off[p] == n &&
-				memcmp(out + out_off[p] * osz, want, n * osz) == 0;
+			ok = out_off[p + 1] - out_off[p] == n && memcmp(got, want, n * osz) == 0 &&
+				(!apart || ap.out[ap.room_end[p]] == GUARD);
 			if (!ok)
 				printf("  pair %" PRId64 " of %" PRId64 ": %" PRId64 " + %" PRId64
-					   " in, %" PRId64 " out, %" PRId64 " expected\n", p, npairs, na, nb,
-					   out_off[p + 1] - out_off[p], n);
+					   " in, %" PRId64 " out, %" PRId64 " expected%s\n", p, npairs, na, nb,
+					   out_off[p + 1] - out_off[p], n,
+					   apart && ap.out[ap.room_end[p]] != GUARD ? ", past its room" : "");
 		}
 		check(ok, st != MP_OK ? "bad status" : checked ? "wrong output" :
 			  "wrong output, check off", what, be, type, in.a_off[npairs], in.b_off[npairs]);
+		if (apart)
+			free_apart(&ap);
 		free(out);
 		free(want);
 	}
@@ -232,15 +319,22 @@ run_unsorted(const backend *be, int op, mp_type type, int shape, int64_t npairs,
 	}
 	snprintf(what, sizeof(what), "unsorted batch %s shape %d, pairs %" PRId64 " and %" PRId64,
 			 ops[op].name, shape, bad1, bad2);
-	for (int checked = 1; checked >= 0; checked--)
+	for (int form = 0; form < 4; form++)
 	{
+		bool		checked = form < 2,
+					apart = form & 1;
 		mp_batch_call call = call_of(op, type, &in, NULL, out_off);
 		int64_t		room = mp_batch_room(&call);
 		char	   *out = xmalloc(room * osz + 1);
+		batch_apart ap;
 		mp_status	st;
 
 		call.out = out;
+		if (apart)
+			lay_apart(&ap, &call, &in, osz);
 		st = be->batch(&call, checked, NULL);
+		if (apart)
+			free_apart(&ap);
 		if (checked && want_bad >= 0)
 			check(st == MP_UNSORTED && call.bad_pair == want_bad,
 				  st != MP_UNSORTED ? "not reported" : "wrong pair named", what, be, type,

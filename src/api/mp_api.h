@@ -156,6 +156,12 @@ typedef struct mp_array_call
  * contract of the single call.  With check_sorted, an unsorted input makes
  * the call return MP_UNSORTED and bad_pair the first pair that has one;
  * out is then unspecified.
+ *
+ * Where the pairs' values lie apart (each in its own row, say), a_at and
+ * b_at give where pair p's start instead, a and b being NULL: a_off and
+ * b_off then only count the elements.  out_at likewise gives each pair a
+ * room of its own (mp_batch_pair_room elements), out being NULL: pair p's
+ * result is written at out_at[p], its length out_off[p + 1] - out_off[p].
  */
 typedef struct mp_batch_call
 {
@@ -170,7 +176,42 @@ typedef struct mp_batch_call
 	void	   *out;
 	int64_t    *out_off;
 	int64_t		bad_pair;		/* set by the backend on MP_UNSORTED */
+	const void *const *a_at;	/* or each pair's a where it lies */
+	const void *const *b_at;	/* and b */
+	void	   *const *out_at;	/* or each pair's room for its result */
 } mp_batch_call;
+
+/* Whether the batch's pairs have a second input. */
+static inline bool
+mp_batch_has_b(const mp_batch_call *call)
+{
+	return call->b_off != NULL;
+}
+
+/* Where pair p's a starts, and its elements in *n. */
+static inline const char *
+mp_batch_pair_a(const mp_batch_call *call, int64_t p, int64_t *n)
+{
+	*n = call->a_off[p + 1] - call->a_off[p];
+	if (call->a_at != NULL)
+		return (const char *) call->a_at[p];
+	return (const char *) call->a + call->a_off[p] * mp_type_size(call->type);
+}
+
+/* Where pair p's b starts (NULL without one), and its elements in *n. */
+static inline const char *
+mp_batch_pair_b(const mp_batch_call *call, int64_t p, int64_t *n)
+{
+	if (!mp_batch_has_b(call))
+	{
+		*n = 0;
+		return NULL;
+	}
+	*n = call->b_off[p + 1] - call->b_off[p];
+	if (call->b_at != NULL)
+		return (const char *) call->b_at[p];
+	return (const char *) call->b + call->b_off[p] * mp_type_size(call->type);
+}
 
 /* The most elements pair p's result can have. */
 static inline int64_t

@@ -11,7 +11,8 @@
  * Results are written where each pair's room starts (its largest result,
  * rooms back to back), then moved down over the rooms left unused, in pair
  * order, so that they end up back to back.  Merges, searches and sorts fill
- * their rooms exactly, and move nothing.  The threads take shares of equal
+ * their rooms exactly, and move nothing; nor does a batch whose pairs have
+ * rooms of their own (out_at).  The threads take shares of equal
  * input elements, not of equal pairs, so that a large pair among small ones
  * is one thread's whole share.
  */
@@ -39,25 +40,6 @@ typedef struct batch_work
 	int			failed;			/* another failure's mp_status, or 0 */
 } batch_work;
 
-static inline const char *
-pair_a(const mp_batch_call *call, int64_t p, int64_t *n)
-{
-	*n = call->a_off[p + 1] - call->a_off[p];
-	return (const char *) call->a + call->a_off[p] * mp_type_size(call->type);
-}
-
-static inline const char *
-pair_b(const mp_batch_call *call, int64_t p, int64_t *n)
-{
-	if (call->b == NULL)
-	{
-		*n = 0;
-		return NULL;
-	}
-	*n = call->b_off[p + 1] - call->b_off[p];
-	return (const char *) call->b + call->b_off[p] * mp_type_size(call->type);
-}
-
 /* Pair p into out, its result's length into *nout. */
 static mp_status
 run_pair(const mp_batch_call *call, int64_t p, void *out, int64_t *nout, void *scratch,
@@ -65,8 +47,8 @@ run_pair(const mp_batch_call *call, int64_t p, void *out, int64_t *nout, void *s
 {
 	int64_t		na,
 				nb;
-	const char *a = pair_a(call, p, &na);
-	const char *b = pair_b(call, p, &nb);
+	const char *a = mp_batch_pair_a(call, p, &na);
+	const char *b = mp_batch_pair_b(call, p, &nb);
 
 	*nout = 0;
 	switch (call->kind)
@@ -145,8 +127,10 @@ run_share(void *arg, int64_t lo, int64_t hi)
 			w->poll())
 			st = MP_CANCELLED;
 		else
-			st = run_pair(call, p, (char *) call->out + w->room_off[p] * osize, &w->nout[p],
-						  scratch, w->check_sorted);
+			st = run_pair(call, p,
+						  call->out_at ? call->out_at[p] :
+						  (char *) call->out + w->room_off[p] * osize,
+						  &w->nout[p], scratch, w->check_sorted);
 		if (st == MP_UNSORTED)
 		{
 			int64_t		seen = __atomic_load_n(&w->bad_pair, __ATOMIC_RELAXED);
@@ -214,7 +198,7 @@ mp_cpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll)
 		{
 			int64_t		at = call->out_off[p];
 
-			if (at != room_off[p] && w.nout[p] > 0)
+			if (call->out_at == NULL && at != room_off[p] && w.nout[p] > 0)
 				memmove((char *) call->out + at * osize,
 						(char *) call->out + room_off[p] * osize, (size_t) w.nout[p] * osize);
 			call->out_off[p + 1] = at + w.nout[p];
@@ -233,8 +217,8 @@ mp_batch_first_unsorted(const mp_batch_call *call)
 	{
 		int64_t		na,
 					nb;
-		const char *a = pair_a(call, p, &na);
-		const char *b = pair_b(call, p, &nb);
+		const char *a = mp_batch_pair_a(call, p, &na);
+		const char *b = mp_batch_pair_b(call, p, &nb);
 
 		if (((inputs & 1) && mp_first_unsorted(call->type, a, na) >= 0) ||
 			((inputs & 2) && b != NULL && mp_first_unsorted(call->type, b, nb) >= 0))

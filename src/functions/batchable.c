@@ -142,25 +142,31 @@ mp_batch_arg_ok(ArrayType *array)
 	return ARR_NDIM(array) <= 1 && !array_contains_nulls(array);
 }
 
-ArrayType *
-mp_batch_result(Oid result_elemtype, size_t elsize, const void *data, int64 n)
+Size
+mp_batch_result_size(size_t elsize, int64 room)
 {
-	ArrayType  *result;
-	Size		nbytes;
+	return ARR_OVERHEAD_NONULLS(1) + (Size) room * elsize;
+}
 
+bool
+mp_batch_result_finish(ArrayType *result, Oid result_elemtype, size_t elsize, int64 n)
+{
 	if (n == 0)
-		return construct_empty_array(result_elemtype);
+	{
+		/* as construct_empty_array makes it */
+		memset(result, 0, sizeof(ArrayType));
+		SET_VARSIZE(result, sizeof(ArrayType));
+		result->elemtype = result_elemtype;
+		return true;
+	}
 	if (!mp_result_fits(elsize, n))
-		return NULL;
+		return false;
 	/* as mp_new_result lays it out, without its per-call lookups */
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize;
-	result = (ArrayType *) palloc(nbytes);
 	memset(result, 0, ARR_OVERHEAD_NONULLS(1));
-	SET_VARSIZE(result, nbytes);
+	SET_VARSIZE(result, ARR_OVERHEAD_NONULLS(1) + (Size) n * elsize);
 	result->ndim = 1;
 	result->elemtype = result_elemtype;
 	ARR_DIMS(result)[0] = (int) n;
 	ARR_LBOUND(result)[0] = 1;
-	memcpy(ARR_DATA_PTR(result), data, (Size) n * elsize);
-	return result;
+	return true;
 }

@@ -37,12 +37,23 @@ mp_batch_arg_length(ArrayType *array)
 }
 
 /*
- * The result of n elements of elsize bytes at data, as the function would
- * return it (result_elemtype: INT4OID for the searches, else the
- * arguments'), or NULL when the function would raise an error about its
- * size instead.
+ * A batch's result built where the batch wrote it: the bytes of an array
+ * with room for `room` elements of elsize bytes, whose elements start at
+ * ARR_DATA_PTR of a one-dimensional array without NULLs.  Once n of them
+ * are written there, mp_batch_result_finish makes the memory the array
+ * the function would return (result_elemtype: INT4OID for the searches,
+ * else the arguments'), or returns false when the function would raise an
+ * error about its size instead.
  */
-extern ArrayType *mp_batch_result(Oid result_elemtype, size_t elsize, const void *data,
-								  int64 n);
+extern Size mp_batch_result_size(size_t elsize, int64 room);
+extern bool mp_batch_result_finish(ArrayType *result, Oid result_elemtype, size_t elsize,
+								   int64 n);
+
+/* Where a result's elements go in memory that mp_batch_result_size sized. */
+static inline void *
+mp_batch_result_data(ArrayType *result)
+{
+	return (char *) result + ARR_OVERHEAD_NONULLS(1);
+}
 
 #endif							/* MP_BATCHABLE_H */

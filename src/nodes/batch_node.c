@@ -4,13 +4,17 @@
  *		in a node's target list and filter, run a batch of rows at a time.
  *
  * The node reads up to a batch of its input's rows (BATCH_ROWS, or
- * BATCH_BYTES of rows and arguments), keeping each as a minimal tuple.
- * For every batched call it evaluates the arguments of each row and lays
- * their elements back to back (mp_batch_call's CSR); then each call runs
- * once for the whole batch on the backend that mp_run chooses for the
- * batch's elements.  The rows are then returned one by one: the calls'
- * results are the scan tuple, and the target list and filter that
- * batch_plan.c rewrote read them from there.
+ * BATCH_BYTES of rows and arguments), keeping each as its values, those
+ * passed by reference copied into blocks of memory that every batch reuses
+ * (the arena).  For every batched
+ * call it evaluates the arguments of each row, and the batch reads their
+ * elements where they lie, in the kept rows (or in the plan, for a
+ * constant): a row's arrays are copied once, with the row.  Each call then
+ * runs once for the whole batch on the backend that mp_run chooses for the
+ * batch's elements, writing each row's result straight into the array the
+ * row returns (its room in the arena).  The rows are then returned one by
+ * one: the calls' results are the scan tuple, and the target list and
+ * filter that batch_plan.c rewrote read them from there.
  *
  * A row is run by the original expressions instead (calls included, so
  * that the function itself raises whatever error it raises) when an
@@ -37,10 +41,12 @@
  */
 #include "postgres.h"
 
+#include "access/tupmacs.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -58,20 +64,35 @@
 #define FIRST_BATCH_ROWS 1024
 #define BATCH_BYTES ((Size) 16 << 20)
 
+/* The arena's blocks; a larger piece has memory of its own for the batch. */
+#define ARENA_BLOCK ((Size) 1 << 20)
+#define ARENA_OWN (ARENA_BLOCK / 4)
+
 /* One batched call: its arguments of each row, and its results. */
 typedef struct batch_call
 {
 	const mp_batch_fn *fn;
 	ExprState  *args[2];
+	bool		stable[2];		/* a column or a constant: its arrays stay
+								 * where the evaluation finds them */
 	mp_type		type;
 	Oid			result_elemtype;
 	size_t		elsize;
-	char	   *values[2];		/* each argument's elements, row after row */
-	Size		room[2];		/* bytes allocated for them */
-	int64	   *off[2];			/* row r's elements: off[r] .. off[r + 1] */
-	Datum	   *result;			/* each row's result, or */
+	const void **at[2];			/* where row r's elements of each argument lie */
+	int64	   *off[2];			/* row r's: off[r + 1] - off[r] elements */
+	ArrayType **result;			/* each row's result, or */
 	bool	   *isnull;			/* NULL (a NULL argument) */
 } batch_call;
+
+/* Blocks of memory reused by every batch. */
+typedef struct batch_arena
+{
+	char	  **blocks;
+	int			nblocks;
+	int			room;			/* entries of blocks */
+	int			cur;			/* the block being filled */
+	Size		used;			/* of it */
+} batch_arena;
 
 typedef struct MergepathBatchState
 {
@@ -85,18 +106,20 @@ typedef struct MergepathBatchState
 	ProjectionInfo *pass_proj;	/* the node runs row by row */
 	bool		row_by_row;		/* mergepath.device = auto and the CPU would
 								 * run the batches */
+	bool		reads_row;		/* the target list or filter reads the input
+								 * row besides the calls' results */
 	int			batch_rows;		/* rows the next batch takes at most */
 
 	TupleTableSlot *row_slot;	/* a kept row, as the expressions read it */
 	MemoryContext node_cxt;		/* what lasts as long as the node */
-	MemoryContext batch_cxt;	/* the batch's rows and results */
-	MinimalTuple *rows;
+	MemoryContext batch_cxt;	/* the batch's pieces too large for the arena */
+	batch_arena arena;			/* the batch's rows, copies and results */
+	Datum	  **rows;			/* each row's values, then its NULL flags */
 	bool	   *one_by_one;		/* the row is run by the original expressions */
 	int			nrows;
 	int			next;
 	bool		input_done;
-	char	   *out;			/* a call's results for the batch */
-	Size		out_room;
+	void	  **out_at;			/* each row's room for a call's result */
 	int64	   *out_off;
 
 	/* for EXPLAIN ANALYZE */
@@ -132,6 +155,132 @@ static const CustomExecMethods batch_exec_methods = {
 	.ExplainCustomScan = batch_explain,
 };
 
+/* Where an argument of no elements lies. */
+static const int64 no_elements[1];
+
+/* Whether an expression reads a column of the input's row. */
+static bool
+reads_outer(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varno == OUTER_VAR;
+	return expression_tree_walker(node, reads_outer, context);
+}
+
+/* len bytes, MAXALIGNed, that last until the next batch. */
+static void *
+arena_alloc(MergepathBatchState *state, Size len)
+{
+	batch_arena *arena = &state->arena;
+	char	   *at;
+
+	len = MAXALIGN(len);
+	if (len > ARENA_OWN)
+		return MemoryContextAllocHuge(state->batch_cxt, len);
+	if (arena->nblocks == 0 || arena->used + len > ARENA_BLOCK)
+	{
+		if (arena->nblocks > 0)
+			arena->cur++;
+		if (arena->cur == arena->nblocks)
+		{
+			if (arena->nblocks == arena->room)
+			{
+				arena->room = Max(16, arena->room * 2);
+				arena->blocks = arena->blocks == NULL
+					? MemoryContextAlloc(state->node_cxt, arena->room * sizeof(char *))
+					: repalloc(arena->blocks, arena->room * sizeof(char *));
+			}
+			arena->blocks[arena->nblocks++] = MemoryContextAlloc(state->node_cxt,
+																  ARENA_BLOCK);
+		}
+		arena->used = 0;
+	}
+	at = arena->blocks[arena->cur] + arena->used;
+	arena->used += len;
+	return at;
+}
+
+/* The next batch reuses the arena from its start. */
+static void
+arena_reset(MergepathBatchState *state)
+{
+	state->arena.cur = 0;
+	state->arena.used = 0;
+	MemoryContextReset(state->batch_cxt);
+}
+
+/*
+ * The slot's row kept as its values, the by-reference ones copied into the
+ * arena as tts_virtual_materialize copies them, but for two things: an
+ * expanded value is flattened, and a short varlena gets a 4-byte header,
+ * so that an array is read where it lies.  Returns the bytes copied.
+ */
+static Size
+keep_row(MergepathBatchState *state, TupleTableSlot *slot, int r)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			natts = desc->natts;
+	Datum	   *values = arena_alloc(state, natts * (sizeof(Datum) + sizeof(bool)));
+	bool	   *isnull = (bool *) (values + natts);
+	Size		bytes = natts * (sizeof(Datum) + sizeof(bool));
+
+	slot_getallattrs(slot);
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Pointer		from = DatumGetPointer(slot->tts_values[i]);
+		Size		len;
+		char	   *to;
+
+		values[i] = slot->tts_values[i];
+		isnull[i] = slot->tts_isnull[i];
+		if (isnull[i] || att->attbyval)
+			continue;
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(from))
+		{
+			ExpandedObjectHeader *eoh = DatumGetEOHP(values[i]);
+
+			len = EOH_get_flat_size(eoh);
+			to = arena_alloc(state, len);
+			EOH_flatten_into(eoh, to, len);
+		}
+		else if (att->attlen == -1 && VARATT_IS_SHORT(from) && !VARATT_IS_EXTERNAL(from))
+		{
+			Size		data_len = VARSIZE_SHORT(from) - VARHDRSZ_SHORT;
+
+			len = data_len + VARHDRSZ;
+			to = arena_alloc(state, len);
+			SET_VARSIZE(to, len);
+			memcpy(VARDATA(to), VARDATA_SHORT(from), data_len);
+		}
+		else
+		{
+			len = att_addlength_datum(0, att->attlen, values[i]);
+			to = arena_alloc(state, len);
+			memcpy(to, from, len);
+		}
+		values[i] = PointerGetDatum(to);
+		bytes += len;
+	}
+	state->rows[r] = values;
+	return bytes;
+}
+
+/* Kept row r into the slot the expressions read it from. */
+static void
+put_row(MergepathBatchState *state, int r)
+{
+	TupleTableSlot *slot = state->row_slot;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, state->rows[r], natts * sizeof(Datum));
+	memcpy(slot->tts_isnull, state->rows[r] + natts, natts * sizeof(bool));
+	ExecStoreVirtualTuple(slot);
+}
+
 static Node *
 batch_create_state(CustomScan *cscan)
 {
@@ -161,9 +310,9 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	state->row_by_row = mp_device == MP_DEVICE_AUTO && mp_gpu_known_unusable();
 	state->batch_rows = mp_device == MP_DEVICE_AUTO ? FIRST_BATCH_ROWS : BATCH_ROWS;
 	state->row_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(outerPlanState(state)),
-											 &TTSOpsMinimalTuple);
+											 &TTSOpsVirtual);
 	/* the expressions read the input's rows from the kept copies */
-	node->ss.ps.outerops = &TTSOpsMinimalTuple;
+	node->ss.ps.outerops = &TTSOpsVirtual;
 	node->ss.ps.outeropsfixed = true;
 	node->ss.ps.outeropsset = true;
 	state->row_qual = ExecInitQual(row_qual, &node->ss.ps);
@@ -173,8 +322,9 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 	state->node_cxt = CurrentMemoryContext;
 	state->batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "MergepathBatch rows",
 											 ALLOCSET_DEFAULT_SIZES);
-	state->rows = palloc(BATCH_ROWS * sizeof(MinimalTuple));
+	state->rows = palloc(BATCH_ROWS * sizeof(Datum *));
 	state->one_by_one = palloc(BATCH_ROWS * sizeof(bool));
+	state->out_at = palloc(BATCH_ROWS * sizeof(void *));
 	state->out_off = palloc((BATCH_ROWS + 1) * sizeof(int64));
 
 	state->ncalls = list_length(cscan->custom_scan_tlist);
@@ -195,33 +345,21 @@ batch_begin(CustomScanState *node, EState *estate, int eflags)
 		call->result_elemtype = call->fn->kind == MP_ARRAY_SEARCH ? INT4OID : elemtype;
 		foreach(la, expr->args)
 		{
-			call->args[j] = ExecInitExpr(lfirst(la), &node->ss.ps);
+			Node	   *arg = lfirst(la);
+
+			call->args[j] = ExecInitExpr((Expr *) arg, &node->ss.ps);
+			while (IsA(arg, RelabelType))
+				arg = (Node *) ((RelabelType *) arg)->arg;
+			call->stable[j] = IsA(arg, Var) || IsA(arg, Const);
+			call->at[j] = palloc(BATCH_ROWS * sizeof(void *));
 			call->off[j] = palloc((BATCH_ROWS + 1) * sizeof(int64));
-			call->room[j] = (Size) 1 << 16;
-			call->values[j] = palloc(call->room[j]);
 			j++;
 		}
-		call->result = palloc(BATCH_ROWS * sizeof(Datum));
+		call->result = palloc(BATCH_ROWS * sizeof(ArrayType *));
 		call->isnull = palloc(BATCH_ROWS * sizeof(bool));
 	}
-}
-
-/* Appends n elements to a call's argument j, which holds `used`. */
-static void
-append_values(batch_call *call, int j, int64 used, const void *data, int64 n)
-{
-	Size		need = (Size) (used + n) * call->elsize;
-
-	if (need > call->room[j])
-	{
-		Size		room = call->room[j];
-
-		while (room < need)
-			room *= 2;
-		call->values[j] = repalloc_huge(call->values[j], room);
-		call->room[j] = room;
-	}
-	memcpy(call->values[j] + (Size) used * call->elsize, data, (Size) n * call->elsize);
+	state->reads_row = reads_outer((Node *) cscan->scan.plan.targetlist, NULL) ||
+		reads_outer((Node *) cscan->scan.plan.qual, NULL);
 }
 
 /*
@@ -248,6 +386,7 @@ take_arguments(MergepathBatchState *state, int r, ExprContext *econtext)
 			int64		n;
 
 			call->off[j][r + 1] = used;
+			call->at[j][r] = no_elements;
 			if (isnull)
 				break;
 			array = DatumGetArrayTypeP(d);
@@ -257,47 +396,69 @@ take_arguments(MergepathBatchState *state, int r, ExprContext *econtext)
 				break;
 			}
 			n = mp_batch_arg_length(array);
-			append_values(call, j, used, ARR_DATA_PTR(array), n);
 			call->off[j][r + 1] = used + n;
-			bytes += (Size) n * call->elsize;
+			if (call->stable[j] && (Pointer) array == DatumGetPointer(d))
+				call->at[j][r] = ARR_DATA_PTR(array);
+			else
+			{
+				/* detoasted, or a parameter's: copied for the batch */
+				void	   *copy = arena_alloc(state, Max((Size) n * call->elsize, 1));
+
+				memcpy(copy, ARR_DATA_PTR(array), (Size) n * call->elsize);
+				call->at[j][r] = copy;
+				bytes += (Size) n * call->elsize;
+			}
+		}
+		if (!isnull && !refused)
+		{
+			/* a result that might be too large for an array is the
+			 * function's to refuse */
+			mp_batch_call one = {call->fn->kind, call->fn->variant, call->type, 1,
+				NULL, call->off[0] + r, NULL, nargs > 1 ? call->off[1] + r : NULL};
+
+			refused = !mp_result_fits(call->fn->kind == MP_ARRAY_SEARCH ? sizeof(int32) :
+									  call->elsize, mp_batch_pair_room(&one, 0));
 		}
 		/* a row left out of the batch has empty arrays there */
 		for (int j = 0; j < nargs && (isnull || refused); j++)
 			call->off[j][r + 1] = call->off[j][r];
 		call->isnull[r] = isnull;
-		call->result[r] = (Datum) 0;
+		call->result[r] = NULL;
 		if (refused)
 			state->one_by_one[r] = true;
 	}
 	return bytes;
 }
 
-/* Runs rows [lo, hi) of a call's batch; MP_OK or MP_UNSORTED (the row in
- * *bad). */
+/*
+ * Runs rows [lo, hi) of a call's batch, their results written into rooms
+ * in the arena (call->result); MP_OK or MP_UNSORTED (the row in *bad).
+ */
 static mp_status
 run_rows(MergepathBatchState *state, batch_call *call, int lo, int hi, int *bad)
 {
+	bool		two = call->fn->nargs > 1;
 	mp_batch_call bc = {call->fn->kind, call->fn->variant, call->type, hi - lo,
-		call->values[0], call->off[0] + lo,
-		call->fn->nargs > 1 ? call->values[1] : NULL,
-	call->fn->nargs > 1 ? call->off[1] + lo : NULL};
+		NULL, call->off[0] + lo, NULL, two ? call->off[1] + lo : NULL,
+		NULL, state->out_off, -1,
+		call->at[0] + lo, two ? call->at[1] + lo : NULL, state->out_at};
+	size_t		osize = mp_batch_out_size(&bc);
 	int64		elements = call->off[0][hi] - call->off[0][lo];
-	int64		room;
 	mp_run_report report;
 	mp_status	st;
 
-	if (call->fn->nargs > 1)
+	if (two)
 		elements += call->off[1][hi] - call->off[1][lo];
-	room = mp_batch_room(&bc) * mp_batch_out_size(&bc);
-	if ((Size) room + 1 > state->out_room)
+	for (int r = lo; r < hi; r++)
 	{
-		if (state->out)
-			pfree(state->out);
-		state->out_room = Max((Size) room + 1, state->out_room * 2);
-		state->out = MemoryContextAllocHuge(state->node_cxt, state->out_room);
+		int64		room = mp_batch_pair_room(&bc, r - lo);
+
+		if (call->isnull[r] || state->one_by_one[r])
+			room = 0;
+		if (call->result[r] == NULL)
+			call->result[r] = arena_alloc(state, mp_batch_result_size(osize, room));
+		state->out_at[r - lo] = mp_batch_result_data(call->result[r]);
 	}
-	bc.out = state->out;
-	bc.out_off = state->out_off;
 	st = mp_run_batch(call->fn->fname, call->fn->op, &bc, elements, &report);
 	if (report.used_gpu)
 		state->gpu_runs++;
@@ -316,23 +477,15 @@ static void
 keep_results(MergepathBatchState *state, batch_call *call, int lo, int hi)
 {
 	size_t		osize = call->fn->kind == MP_ARRAY_SEARCH ? sizeof(int32) : call->elsize;
-	MemoryContext old = MemoryContextSwitchTo(state->batch_cxt);
 
 	for (int r = lo; r < hi; r++)
 	{
-		int64		at = state->out_off[r - lo];
-		ArrayType  *result;
-
 		if (call->isnull[r] || state->one_by_one[r])
 			continue;
-		result = mp_batch_result(call->result_elemtype, osize, state->out + at * osize,
-								 state->out_off[r - lo + 1] - at);
-		if (result == NULL)
+		if (!mp_batch_result_finish(call->result[r], call->result_elemtype, osize,
+									state->out_off[r - lo + 1] - state->out_off[r - lo]))
 			state->one_by_one[r] = true;
-		else
-			call->result[r] = PointerGetDatum(result);
 	}
-	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -377,7 +530,7 @@ next_batch(MergepathBatchState *state)
 				t1,
 				t2;
 
-	MemoryContextReset(state->batch_cxt);
+	arena_reset(state);
 	state->nrows = 0;
 	state->next = 0;
 	for (int k = 0; k < state->ncalls; k++)
@@ -395,12 +548,10 @@ next_batch(MergepathBatchState *state)
 			state->input_done = true;
 			break;
 		}
-		old = MemoryContextSwitchTo(state->batch_cxt);
-		state->rows[r] = ExecCopySlotMinimalTuple(slot);
-		MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		bytes += state->rows[r]->t_len;
+		bytes += keep_row(state, slot, r);
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 		state->one_by_one[r] = false;
-		ExecStoreMinimalTuple(state->rows[r], state->row_slot, false);
+		put_row(state, r);
 		econtext->ecxt_outertuple = state->row_slot;
 		bytes += take_arguments(state, r, econtext);
 		MemoryContextSwitchTo(old);
@@ -463,8 +614,11 @@ batch_exec(CustomScanState *node)
 		}
 		r = state->next++;
 		ResetExprContext(econtext);
-		ExecStoreMinimalTuple(state->rows[r], state->row_slot, false);
-		econtext->ecxt_outertuple = state->row_slot;
+		if (state->reads_row || state->one_by_one[r])
+		{
+			put_row(state, r);
+			econtext->ecxt_outertuple = state->row_slot;
+		}
 		if (state->one_by_one[r])
 		{
 			state->rows_one_by_one++;
@@ -478,7 +632,7 @@ batch_exec(CustomScanState *node)
 		ExecClearTuple(scan);
 		for (int k = 0; k < state->ncalls; k++)
 		{
-			scan->tts_values[k] = state->calls[k].result[r];
+			scan->tts_values[k] = PointerGetDatum(state->calls[k].result[r]);
 			scan->tts_isnull[k] = state->calls[k].isnull[r];
 		}
 		ExecStoreVirtualTuple(scan);
@@ -509,7 +663,7 @@ batch_rescan(CustomScanState *node)
 	MergepathBatchState *state = (MergepathBatchState *) node;
 	PlanState  *outer = outerPlanState(node);
 
-	MemoryContextReset(state->batch_cxt);
+	arena_reset(state);
 	state->nrows = 0;
 	state->next = 0;
 	state->input_done = false;
