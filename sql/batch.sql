@@ -51,9 +51,7 @@ ANALYZE bt;
 
 -- q with the node off and on: its rows, whether they are the same in the
 -- same order, whether the node ran, and how many rows it left to the
--- functions' own calls (EXPLAIN ANALYZE's count).  Under mergepath.device =
--- auto in a process without a GPU the node is not placed at all (row by row
--- is faster on the CPU): expected/batch_1.out.
+-- functions' own calls (EXPLAIN ANALYZE's count).
 CREATE FUNCTION check_batch(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   wrapped text := format('SELECT row_number() OVER () AS pos, s::text AS r FROM (%s) s', q);
@@ -177,3 +175,26 @@ SELECT check_batch($$SELECT id, CASE WHEN id NOT IN (1500, 2100, 2500)
                                      THEN gpu_intersect(a, b) END FROM bad$$);
 SELECT check_batch($$SELECT id FROM bad WHERE id NOT IN (1500, 2100, 2500)
                                         AND cardinality(gpu_union(a, b)) > 10$$);
+
+-- On the CPU backend a batch's calls run on a thread while the node reads
+-- the next batch (on the GPU, in turn)
+CREATE FUNCTION batch_runs(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  beside bigint := 0;
+  gpu bool := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    beside := beside + coalesce(substring(line FROM 'Batches Run While Reading: (\d+)')::bigint, 0);
+    gpu := gpu OR line LIKE '%Batch Backend: gpu%';
+  END LOOP;
+  RETURN CASE WHEN beside > 0 OR gpu THEN 'beside the reading, or on the GPU'
+              ELSE 'in turn on the CPU' END;
+END $$;
+SELECT batch_runs($$SELECT sum(cardinality(gpu_merge(a, b))) FROM bt, generate_series(1, 8) g$$);
+SELECT check_batch($$SELECT g, id, gpu_merge(a, b) FROM bt, generate_series(1, 8) g$$);
+-- an error while a batch is read, the one before it perhaps still running
+-- on its thread: the input's error, and the next query runs as ever
+SELECT sum(cardinality(gpu_merge(a, b))) FROM bt, generate_series(1, 8) g
+WHERE 1 / (g * 3000 + id - 20000) <> 7;
+SELECT check_batch($$SELECT id, gpu_merge(a, b) FROM bt$$);

@@ -151,7 +151,7 @@ call_of(int op, mp_type type, const batch_input *in, void *out, int64_t *out_off
 /*
  * The batch's pairs apart (a_at, b_at, out_at), as a batch node lays them:
  * each side's pairs copied in reverse order into one buffer, the result
- * rooms likewise, each room followed by a guard byte.
+ * rooms likewise, each room 8-byte aligned and followed by guard bytes.
  */
 typedef struct batch_apart
 {
@@ -165,6 +165,17 @@ typedef struct batch_apart
 } batch_apart;
 
 #define GUARD 0x5A
+#define GUARD_BYTES 8
+
+/* Whether the guard after pair p's room is whole. */
+static bool
+guard_whole(const batch_apart *ap, int64_t p)
+{
+	for (int i = 0; i < GUARD_BYTES; i++)
+		if ((unsigned char) ap->out[ap->room_end[p] + i] != GUARD)
+			return false;
+	return true;
+}
 
 static void
 lay_apart(batch_apart *ap, mp_batch_call *call, const batch_input *in, size_t osz)
@@ -178,12 +189,12 @@ lay_apart(batch_apart *ap, mp_batch_call *call, const batch_input *in, size_t os
 
 	ap->a = xmalloc(in->a_off[np] * sz + 1);
 	ap->b = xmalloc(in->b_off[np] * sz + 1);
-	ap->out = xmalloc(room * osz + np + 1);
+	ap->out = xmalloc(room * osz + np * 16 + 1);
 	ap->a_at = xmalloc((np + 1) * sizeof(void *));
 	ap->b_at = xmalloc((np + 1) * sizeof(void *));
 	ap->out_at = xmalloc((np + 1) * sizeof(void *));
 	ap->room_end = xmalloc((np + 1) * sizeof(int64_t));
-	memset(ap->out, 0xA5, room * osz + np + 1);
+	memset(ap->out, 0xA5, room * osz + np * 16 + 1);
 	for (int64_t p = np - 1; p >= 0; p--)
 	{
 		int64_t		na = in->a_off[p + 1] - in->a_off[p],
@@ -198,7 +209,8 @@ lay_apart(batch_apart *ap, mp_batch_call *call, const batch_input *in, size_t os
 		ap->out_at[p] = ap->out + at_out;
 		at_out += mp_batch_pair_room(call, p) * osz;
 		ap->room_end[p] = at_out;
-		ap->out[at_out++] = GUARD;
+		memset(ap->out + at_out, GUARD, GUARD_BYTES);
+		at_out = (at_out + GUARD_BYTES + 7) / 8 * 8;
 	}
 	call->a = NULL;
 	call->a_at = ap->a_at;
@@ -267,12 +279,12 @@ run_case(const backend *be, int op, mp_type type, int shape, int64_t npairs, gen
 			const char *got = apart ? (const char *) ap.out_at[p] : out + out_off[p] * osz;
 
 			ok = out_off[p + 1] - out_off[p] == n && memcmp(got, want, n * osz) == 0 &&
-				(!apart || ap.out[ap.room_end[p]] == GUARD);
+				(!apart || guard_whole(&ap, p));
 			if (!ok)
 				printf("  pair %" PRId64 " of %" PRId64 ": %" PRId64 " + %" PRId64
 					   " in, %" PRId64 " out, %" PRId64 " expected%s\n", p, npairs, na, nb,
 					   out_off[p + 1] - out_off[p], n,
-					   apart && ap.out[ap.room_end[p]] != GUARD ? ", past its room" : "");
+					   apart && !guard_whole(&ap, p) ? ", past its room" : "");
 		}
 		check(ok, st != MP_OK ? "bad status" : checked ? "wrong output" :
 			  "wrong output, check off", what, be, type, in.a_off[npairs], in.b_off[npairs]);

@@ -438,6 +438,17 @@ typedef void (*mp_part_fn) (void *ctx, int64_t lo, int64_t hi);
 extern void mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *ctx);
 
 /*
+ * fn(ctx) on a thread of its own, beside the caller, under the same rules
+ * (every signal blocked, nothing of PostgreSQL), until mp_cpu_wait joins
+ * it.  NULL when no thread could be started: the caller then runs fn(ctx)
+ * itself.
+ */
+typedef struct mp_cpu_job mp_cpu_job;
+
+extern mp_cpu_job *mp_cpu_start(void (*fn) (void *ctx), void *ctx);
+extern void mp_cpu_wait(mp_cpu_job *job);
+
+/*
  * The first element of each run of equal keys of the ascending x[0..n) into
  * out (room for n); *nout gets how many.  Checks as mp_cpu_merge does.
  */

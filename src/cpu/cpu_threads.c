@@ -8,10 +8,13 @@
  * (the server's signal handlers keep running on its own thread), and are
  * joined before mp_cpu_parallel returns.  Starting a thread costs tens of
  * microseconds; the callers give each part enough work (min_part) to make
- * that noise.  Plain C, no PostgreSQL headers.
+ * that noise.  mp_cpu_start runs one piece of work beside the caller, under
+ * the same rules, until mp_cpu_wait joins it.  Plain C, no PostgreSQL
+ * headers.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "../api/mp_api.h"
@@ -94,4 +97,51 @@ mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *c
 		else
 			run_part(&parts[i]);
 	}
+}
+
+struct mp_cpu_job
+{
+	pthread_t	id;
+	void		(*fn) (void *ctx);
+	void	   *ctx;
+};
+
+static void *
+run_job(void *arg)
+{
+	mp_cpu_job *job = arg;
+
+	job->fn(job->ctx);
+	return NULL;
+}
+
+mp_cpu_job *
+mp_cpu_start(void (*fn) (void *ctx), void *ctx)
+{
+	mp_cpu_job *job = malloc(sizeof(mp_cpu_job));
+	sigset_t	all,
+				old;
+	bool		started;
+
+	if (job == NULL)
+		return NULL;
+	job->fn = fn;
+	job->ctx = ctx;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	started = pthread_create(&job->id, NULL, run_job, job) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started)
+	{
+		free(job);
+		return NULL;
+	}
+	return job;
+}
+
+void
+mp_cpu_wait(mp_cpu_job *job)
+{
+	pthread_join(job->id, NULL);
+	free(job);
 }

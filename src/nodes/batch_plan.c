@@ -28,9 +28,7 @@
  * it keeps, which is cheaper than a batch of them all), nor where the input
  * does not project (a Sort under a sorted aggregate).
  *
- * Under mergepath.device = auto the node is placed only where this
- * process may have a GPU (batch_node.c: on the CPU, row by row is faster).
- * Nor is it placed where it could not stand in for the node below:
+ * The node is not placed where it could not stand in for the node below:
  * under a Merge Join's inner side (mark and restore), in scrollable
  * cursors (backward fetches), in plans that lock or modify rows, and over
  * expressions with subplans.
@@ -532,9 +530,6 @@ mp_batch_finish_plan(PlannedStmt *stmt, int cursor_options)
 
 	if (!mp_enable_batch || stmt->commandType != CMD_SELECT || stmt->rowMarks != NIL ||
 		(cursor_options & CURSOR_OPT_SCROLL))
-		return;
-	/* under auto, batches are for a GPU: none here, no node */
-	if (mp_device == MP_DEVICE_AUTO && !mp_gpu_may_be_present())
 		return;
 	next_id = largest_id(stmt->planTree);
 	foreach(lc, stmt->subplans)

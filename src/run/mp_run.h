@@ -104,6 +104,9 @@ extern bool mp_run_array(const char *fname, mp_op op, mp_array_call *call, const
 						 const mp_arg *b);
 extern mp_status mp_run_batch(const char *fname, mp_op op, mp_batch_call *call,
 							  int64 elements, mp_run_report *report);
+extern mp_status mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call,
+									 int64 elements, mp_status st, double ms,
+									 mp_run_report *report);
 extern int	mp_gpu_threshold(mp_op op);
 extern bool mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size);
 extern bool mp_gpu_expected(mp_op op, int64 n);

@@ -424,6 +424,44 @@ mp_run_batch(const char *fname, mp_op op, mp_batch_call *call, int64 elements,
 }
 
 /*
+ * A batch on the CPU backend for certain (mp_gpu_chosen false for its
+ * elements, or no GPU to be had), run by the caller outside mp_run, on a thread beside its
+ * own work, with outcome st in ms: recorded as mp_run records a run, its
+ * failure raised as mp_run raises it, *report filled in.  Returns MP_OK or
+ * MP_UNSORTED.
+ */
+mp_status
+mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int64 elements,
+					mp_status st, double ms, mp_run_report *report)
+{
+	if (st != MP_OK && st != MP_UNSORTED)
+		report_cpu_failure(fname, st);
+	last_call.valid = true;
+	last_call.op = op;
+	last_call.threshold = mp_gpu_threshold(op);
+	last_call.why = settings_reason(op, elements);
+	if (last_call.why == CPU_NOT)
+	{
+		/* chosen, but there is no GPU to be had */
+		last_call.why = CPU_GPU_NOTE;
+		mp_gpu_unavailable_note("no GPU found", last_call.note, sizeof(last_call.note));
+	}
+	memset(&last_call.gpu, 0, sizeof(last_call.gpu));
+	strlcpy(last_call.function, fname, sizeof(last_call.function));
+	last_call.backend = "cpu";
+	last_call.used_gpu = false;
+	last_call.elements_in = elements;
+	last_call.elements_out = st == MP_OK ? call->out_off[call->npairs] : elements;
+	last_call.total_ms = ms;
+	report->used_gpu = false;
+	reason_note(last_call.why, op, last_call.threshold, last_call.note, report->note,
+				sizeof(report->note));
+	memset(&report->gpu, 0, sizeof(report->gpu));
+	report->total_ms = ms;
+	return st;
+}
+
+/*
  * Work that follows a call (a join handing out its pairs) adds to its
  * record: ms of time, and the GPU's timings when more is not null.
  */

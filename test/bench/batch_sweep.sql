@@ -1,0 +1,79 @@
+-- Where batching starts to pay on the CPU backend: the same per-row calls
+-- over tables of 10 to 100K rows, row by row and batched, whole queries in
+-- one process, the median of many runs (the fewer rows, the more runs).
+-- psql variable len: elements a side.  SWEEP=1 test/bench/batch.sh runs
+-- it; mergepath.batch_min_rows' default comes from its table.
+\set ON_ERROR_STOP on
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS mergepath;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+SET mergepath.batch_min_rows = 0;
+SET mergepath.device = cpu;
+
+DROP TABLE IF EXISTS sweep_pool, sweep_rows;
+SELECT setseed(0.5);
+CREATE TABLE sweep_pool AS
+SELECT k,
+       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
+                                              FROM generate_series(1, :len)) s) AS a,
+       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
+                                              FROM generate_series(1, :len)) s) AS b
+FROM generate_series(0, 999) k;
+CREATE TABLE sweep_rows AS
+SELECT i AS id, p.a, q.b
+FROM generate_series(1, 100000) i
+JOIN sweep_pool p ON p.k = i % 1000
+JOIN sweep_pool q ON q.k = (i * 7) % 1000;
+VACUUM ANALYZE sweep_rows;
+
+-- the median of reps runs of q, in ms, after one to warm up
+CREATE OR REPLACE FUNCTION sweep_ms(q text, reps int) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  t timestamptz;
+  ms numeric[] := '{}';
+  dummy text;
+BEGIN
+  EXECUTE q INTO dummy;
+  FOR i IN 1..reps LOOP
+    t := clock_timestamp();
+    EXECUTE q INTO dummy;
+    ms := ms || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+  END LOOP;
+  RETURN (SELECT v FROM unnest(ms) v ORDER BY v OFFSET reps / 2 LIMIT 1);
+END $$;
+
+CREATE OR REPLACE FUNCTION sweep(f text, n int) RETURNS TABLE (row_by_row numeric, batched numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := format('SELECT sum(cardinality(%s)) FROM sweep_%s', f, n);
+  reps int := greatest(5, least(201, 2000000 / (n * 10)));
+BEGIN
+  PERFORM set_config('mergepath.enable_batch', 'off', true);
+  row_by_row := sweep_ms(q, reps);
+  PERFORM set_config('mergepath.enable_batch', 'on', true);
+  batched := sweep_ms(q, reps);
+  RETURN NEXT;
+END $$;
+
+-- a table of each size: the first n rows
+DO $$
+DECLARE
+  n int;
+BEGIN
+  FOREACH n IN ARRAY ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000] LOOP
+    EXECUTE format('DROP TABLE IF EXISTS sweep_%s', n);
+    EXECUTE format('CREATE TABLE sweep_%s AS SELECT * FROM sweep_rows WHERE id <= %s', n, n);
+    EXECUTE format('ANALYZE sweep_%s', n);
+  END LOOP;
+END $$;
+
+\echo rows of two sorted int4[:len], the CPU backend: ms, and row by row / batched
+SELECT f, n AS rows, round(row_by_row, 3) AS row_by_row, round(batched, 3) AS batched,
+       round(row_by_row / batched, 2) AS ratio
+FROM unnest(ARRAY['gpu_intersect(a, b)', 'gpu_merge(a, b)']) WITH ORDINALITY AS fs(f, fo),
+     unnest(ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]) AS ns(n),
+     LATERAL sweep(f, n)
+ORDER BY fo, n;
+DROP TABLE sweep_pool, sweep_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
+  sweep_3000, sweep_10000, sweep_30000, sweep_100000;
