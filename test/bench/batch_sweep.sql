@@ -11,21 +11,8 @@ SET jit = off;
 SET mergepath.batch_min_rows = 0;
 SET mergepath.device = cpu;
 
-DROP TABLE IF EXISTS sweep_pool, sweep_rows;
-SELECT setseed(0.5);
-CREATE TABLE sweep_pool AS
-SELECT k,
-       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
-                                              FROM generate_series(1, :len)) s) AS a,
-       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
-                                              FROM generate_series(1, :len)) s) AS b
-FROM generate_series(0, 999) k;
-CREATE TABLE sweep_rows AS
-SELECT i AS id, p.a, q.b
-FROM generate_series(1, 100000) i
-JOIN sweep_pool p ON p.k = i % 1000
-JOIN sweep_pool q ON q.k = (i * 7) % 1000;
-VACUUM ANALYZE sweep_rows;
+\set rows 100000
+\ir batch_rows.sql
 
 -- the median of reps runs of q, in ms, after one to warm up
 CREATE OR REPLACE FUNCTION sweep_ms(q text, reps int) RETURNS numeric LANGUAGE plpgsql AS $$
@@ -63,7 +50,7 @@ DECLARE
 BEGIN
   FOREACH n IN ARRAY ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000] LOOP
     EXECUTE format('DROP TABLE IF EXISTS sweep_%s', n);
-    EXECUTE format('CREATE TABLE sweep_%s AS SELECT * FROM sweep_rows WHERE id <= %s', n, n);
+    EXECUTE format('CREATE TABLE sweep_%s AS SELECT id, a, b FROM bench_rows WHERE id <= %s', n, n);
     EXECUTE format('ANALYZE sweep_%s', n);
   END LOOP;
 END $$;
@@ -75,5 +62,5 @@ FROM unnest(ARRAY['gpu_intersect(a, b)', 'gpu_merge(a, b)']) WITH ORDINALITY AS 
      unnest(ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]) AS ns(n),
      LATERAL sweep(f, n)
 ORDER BY fo, n;
-DROP TABLE sweep_pool, sweep_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
+DROP TABLE bench_pool, bench_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
   sweep_3000, sweep_10000, sweep_30000, sweep_100000;
