@@ -11,23 +11,8 @@ SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 SET mergepath.batch_min_rows = 0;
 
-\ir batch_rows.sql
+\ir batch_common.sql
 
--- the median of 3 runs of q, in ms, after one to warm up
-CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-  t timestamptz;
-  ms numeric[] := '{}';
-  dummy text;
-BEGIN
-  EXECUTE q INTO dummy;
-  FOR i IN 1..3 LOOP
-    t := clock_timestamp();
-    EXECUTE q INTO dummy;
-    ms := ms || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
-  END LOOP;
-  RETURN round((SELECT v FROM unnest(ms) v ORDER BY v OFFSET 1 LIMIT 1), 1);
-END $$;
 
 -- q under each way of running it: setting lists of (name, value)
 CREATE OR REPLACE FUNCTION bench_ways(q text, gpu bool)

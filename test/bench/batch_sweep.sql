@@ -12,23 +12,8 @@ SET mergepath.batch_min_rows = 0;
 SET mergepath.device = cpu;
 
 \set rows 100000
-\ir batch_rows.sql
+\ir batch_common.sql
 
--- the median of reps runs of q, in ms, after one to warm up
-CREATE OR REPLACE FUNCTION sweep_ms(q text, reps int) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-  t timestamptz;
-  ms numeric[] := '{}';
-  dummy text;
-BEGIN
-  EXECUTE q INTO dummy;
-  FOR i IN 1..reps LOOP
-    t := clock_timestamp();
-    EXECUTE q INTO dummy;
-    ms := ms || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
-  END LOOP;
-  RETURN (SELECT v FROM unnest(ms) v ORDER BY v OFFSET reps / 2 LIMIT 1);
-END $$;
 
 CREATE OR REPLACE FUNCTION sweep(f text, n int) RETURNS TABLE (row_by_row numeric, batched numeric)
 LANGUAGE plpgsql AS $$
@@ -37,9 +22,9 @@ DECLARE
   reps int := greatest(5, least(201, 2000000 / (n * 10)));
 BEGIN
   PERFORM set_config('mergepath.enable_batch', 'off', true);
-  row_by_row := sweep_ms(q, reps);
+  row_by_row := bench_ms(q, reps);
   PERFORM set_config('mergepath.enable_batch', 'on', true);
-  batched := sweep_ms(q, reps);
+  batched := bench_ms(q, reps);
   RETURN NEXT;
 END $$;
 
@@ -56,7 +41,7 @@ BEGIN
 END $$;
 
 \echo rows of two sorted int4[:len], the CPU backend: ms, and row by row / batched
-SELECT f, n AS rows, round(row_by_row, 3) AS row_by_row, round(batched, 3) AS batched,
+SELECT f, n AS rows, row_by_row, batched,
        round(row_by_row / batched, 2) AS ratio
 FROM unnest(ARRAY['gpu_intersect(a, b)', 'gpu_merge(a, b)']) WITH ORDINALITY AS fs(f, fo),
      unnest(ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]) AS ns(n),

@@ -1,5 +1,6 @@
--- The tables of test/bench/batch.sql and batch_sweep.sql: bench_rows, of
--- :rows rows of two sorted int4[:len] and an unsorted int4[2 len].
+-- What test/bench/batch.sql and batch_sweep.sql share: the table
+-- bench_rows, of :rows rows of two sorted int4[:len] and an unsorted
+-- int4[2 len], and bench_ms, a query's median time.
 -- 1000 sorted arrays a side (and unsorted ones for the sorts), dealt out to
 -- the rows: every row's work is a real intersection of len + len elements
 DROP TABLE IF EXISTS bench_pool, bench_rows;
@@ -19,3 +20,20 @@ JOIN bench_pool p ON p.k = i % 1000
 JOIN bench_pool q ON q.k = (i * 7) % 1000
 JOIN bench_pool r ON r.k = (i * 13) % 1000;
 VACUUM ANALYZE bench_rows;
+
+-- the median of reps runs of q, in ms, after one to warm up
+CREATE OR REPLACE FUNCTION bench_ms(q text, reps int DEFAULT 3) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE
+  t timestamptz;
+  ms numeric[] := '{}';
+  dummy text;
+BEGIN
+  EXECUTE q INTO dummy;
+  FOR i IN 1..reps LOOP
+    t := clock_timestamp();
+    EXECUTE q INTO dummy;
+    ms := ms || (extract(epoch FROM clock_timestamp() - t) * 1000)::numeric;
+  END LOOP;
+  RETURN round((SELECT v FROM unnest(ms) v ORDER BY v OFFSET reps / 2 LIMIT 1), 3);
+END $$;
