@@ -88,12 +88,12 @@
 /*
  * mergepath.batch_min_rows' default: the estimated rows of a node from
  * which MergepathBatch goes over it.  test/bench/batch_sweep.sql on the dev
- * box (2 cores, CPU backend, batches beside the reading): from 1000 rows on
- * the batched query was 1.04-1.66x faster than row by row for arrays of
- * 10, 100 and 1000 elements; at 100-300 rows 0.89-1.25x.  NOTES.md "Batches of
+ * box (2 cores, CPU backend, batches beside the reading): from 10000 rows
+ * on the batched query was 1.01-1.64x faster than row by row for arrays of
+ * 10, 100 and 1000 elements; at 1000-3000 rows 0.93-1.45x.  NOTES.md "Batches of
  * per-row calls".
  */
-#define MP_BATCH_MIN_ROWS			1000
+#define MP_BATCH_MIN_ROWS			10000
 
 /* ---- Costs the planner compares ----------------------------------------- */
 

@@ -19,11 +19,16 @@ void
 mp_prefault(void *p, size_t nbytes)
 {
 #ifdef MADV_POPULATE_WRITE
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
-	uintptr_t	end = ((uintptr_t) p + nbytes) & ~(page - 1);
+	uintptr_t	page,
+				start,
+				end;
 
-	if (nbytes >= ((size_t) 1 << 22) && end > start)
+	if (nbytes < ((size_t) 1 << 22))
+		return;
+	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	start = ((uintptr_t) p + page - 1) & ~(page - 1);
+	end = ((uintptr_t) p + nbytes) & ~(page - 1);
+	if (end > start)
 		(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
 #else
 	(void) p;

@@ -36,6 +36,14 @@ typedef enum cpu_reason
 	CPU_GPU_NOTE				/* the GPU could not run it: the note says why */
 } cpu_reason;
 
+/*
+ * A CPU call of fewer elements is not timed: it takes microseconds, and its
+ * two clock readings were 6% of a per-row call on two 100-element arrays
+ * (test/bench/NOTES.md, "What a plain call costs besides its work").  GPU
+ * calls are always timed.
+ */
+#define MP_TIMED_MIN_ELEMENTS ((int64) 1 << 16)
+
 /* What the last call did, for mergepath_info(). */
 typedef struct mp_last_call
 {
@@ -48,7 +56,7 @@ typedef struct mp_last_call
 	char		note[320];		/* CPU_GPU_NOTE's */
 	int64		elements_in;
 	int64		elements_out;
-	double		total_ms;
+	double		total_ms;		/* -1: not timed */
 	bool		used_gpu;
 	mp_gpu_timing gpu;
 } mp_last_call;
@@ -320,14 +328,16 @@ mp_status
 mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 	   mp_run_report *report)
 {
-	double		t0 = mp_now_ms();
+	cpu_reason	why = settings_reason(op, n);
+	bool		timed = why == CPU_NOT || n >= MP_TIMED_MIN_ELEMENTS;
+	double		t0 = timed ? mp_now_ms() : 0;
 	bool		use_gpu;
 	mp_status	st = MP_OK;
 
 	last_call.valid = false;
 	last_call.op = op;
 	last_call.threshold = mp_gpu_threshold(op);
-	last_call.why = settings_reason(op, n);
+	last_call.why = why;
 	memset(&last_call.gpu, 0, sizeof(last_call.gpu));
 	use_gpu = last_call.why == CPU_NOT;
 	if (use_gpu)
@@ -358,7 +368,7 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 	last_call.used_gpu = use_gpu;
 	last_call.elements_in = n;
 	last_call.elements_out = n;
-	last_call.total_ms = mp_now_ms() - t0;
+	last_call.total_ms = timed ? mp_now_ms() - t0 : -1;
 	if (report)
 	{
 		report->used_gpu = use_gpu;
@@ -468,7 +478,8 @@ mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int6
 void
 mp_extend_last_call(double ms, const mp_gpu_timing *more)
 {
-	last_call.total_ms += ms;
+	if (last_call.total_ms >= 0)
+		last_call.total_ms += ms;
 	if (more == NULL)
 		return;
 	last_call.gpu.h2d_ms += more->h2d_ms;
@@ -528,7 +539,8 @@ mp_describe_backends(StringInfo json)
 	}
 	mp_json_int(json, "elements_in", last_call.elements_in);
 	mp_json_int(json, "elements_out", last_call.elements_out);
-	mp_json_ms(json, "total_ms", last_call.total_ms);
+	if (last_call.total_ms >= 0)
+		mp_json_ms(json, "total_ms", last_call.total_ms);
 	if (last_call.used_gpu)
 	{
 		mp_json_ms(json, "h2d_ms", last_call.gpu.h2d_ms);
