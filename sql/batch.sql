@@ -193,6 +193,15 @@ BEGIN
 END $$;
 SELECT batch_runs($$SELECT sum(cardinality(gpu_merge(a, b))) FROM bt, generate_series(1, 8) g$$);
 SELECT check_batch($$SELECT g, id, gpu_merge(a, b) FROM bt, generate_series(1, 8) g$$);
+-- unsorted rows in batches whose calls ran on a thread: left to the
+-- original expressions, and the first one's error as row by row
+SELECT check_batch($$SELECT g, id, CASE WHEN id NOT IN (1500, 2100, 2500)
+                                        THEN gpu_intersect(a, b) END
+                     FROM bad, generate_series(1, 8) g$$);
+SELECT g, id, gpu_intersect(a, b) FROM bad, generate_series(1, 8) g WHERE id <> 2100;
+SET mergepath.enable_batch = off;
+SELECT g, id, gpu_intersect(a, b) FROM bad, generate_series(1, 8) g WHERE id <> 2100;
+SET mergepath.enable_batch = on;
 -- an error while a batch is read, the one before it perhaps still running
 -- on its thread: the input's error, and the next query runs as ever
 SELECT sum(cardinality(gpu_merge(a, b))) FROM bt, generate_series(1, 8) g
