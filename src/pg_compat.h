@@ -12,6 +12,12 @@
 #include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
 
+/* from 16 on, the varlena macros (VARSIZE, VARATT_IS_SHORT, ...) are in a
+ * header of their own */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
 /* 18 spells "does not return" as a prefix, pg_noreturn */
 #if PG_VERSION_NUM < 180000
 #define pg_noreturn _Noreturn
