@@ -81,7 +81,10 @@ typedef enum mp_op
 	MP_N_OPS
 } mp_op;
 
-/* runner.c */
+/*
+ * runner.c.  Every function's fname is the SQL function's or the node's
+ * name, a string literal: the last call keeps the pointer.
+ */
 
 /*
  * A piece of work of any shape, as mp_run runs it: on the GPU (its timings

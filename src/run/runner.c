@@ -48,7 +48,7 @@ typedef enum cpu_reason
 typedef struct mp_last_call
 {
 	bool		valid;
-	char		function[NAMEDATALEN];
+	const char *function;		/* a literal, as every caller passes */
 	const char *backend;
 	mp_op		op;
 	cpu_reason	why;
@@ -363,7 +363,7 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 		report_cpu_failure(fname, st);
 
 	last_call.valid = true;
-	strlcpy(last_call.function, fname, sizeof(last_call.function));
+	last_call.function = fname;
 	last_call.backend = use_gpu ? "gpu" : "cpu";
 	last_call.used_gpu = use_gpu;
 	last_call.elements_in = n;
@@ -457,7 +457,7 @@ mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int6
 		mp_gpu_unavailable_note("no GPU found", last_call.note, sizeof(last_call.note));
 	}
 	memset(&last_call.gpu, 0, sizeof(last_call.gpu));
-	strlcpy(last_call.function, fname, sizeof(last_call.function));
+	last_call.function = fname;
 	last_call.backend = "cpu";
 	last_call.used_gpu = false;
 	last_call.elements_in = elements;
