@@ -177,6 +177,13 @@ struct mp_rowsort
 	uint32		vt_len;			/* a row of values without NULLs as a tuple: its t_len, */
 	uint32	   *vt_off;			/* each value's offset in it, */
 	char	   *vt_head;		/* and its bytes before the values (vt_len, zeroed) */
+	uint64		nt_nulls;		/* the same for one pattern of NULLs (bit c: column c
+								 * NULL; 0: none laid out), as rows of a run have
+								 * it (a subquery's unused columns are NULL in
+								 * every row): */
+	uint32		nt_len;
+	uint32	   *nt_off;
+	char	   *nt_head;		/* the header, its NULL bitmap, zeroed padding */
 
 	/* sorted in memory: rows (or columns) in key order */
 	int64		cur;			/* last returned: -1 before the first, nrows after the last */
@@ -240,29 +247,54 @@ kind_of_att(TupleDesc desc, AttrNumber attno)
 }
 
 /*
- * The tuple a row of values without NULLs becomes (value_tuple): the same
- * for every such row, as heap_form_minimal_tuple lays it out.
+ * The tuple a row of values with the NULLs of pattern nulls becomes
+ * (value_tuple), as heap_form_minimal_tuple lays it out: the same for every
+ * such row.  *off gets each value's offset (room for natts), *head the
+ * tuple's bytes before and between the values, zeroed but for the header
+ * and the NULL bitmap (room for the returned length).
  */
+static uint32
+lay_out_pattern(const mp_rowsort *rs, uint64 nulls, uint32 *off_of, char *head)
+{
+	Size		hoff = MAXALIGN(SizeofMinimalTupleHeader + (nulls ? BITMAPLEN(rs->natts) : 0));
+	Size		off = hoff;
+
+	for (int c = 0; c < rs->natts; c++)
+	{
+		if (nulls & ((uint64) 1 << c))
+			continue;
+		off = att_align_nominal(off, rs->att_align[c]);
+		if (off_of)
+			off_of[c] = (uint32) off;
+		off += rs->att_len[c];
+	}
+	if (head)
+	{
+		MinimalTuple t = (MinimalTuple) head;
+
+		memset(head, 0, off);
+		t->t_len = (uint32) off;
+		HeapTupleHeaderSetNatts(t, rs->natts);
+		t->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		if (nulls)
+		{
+			t->t_infomask = HEAP_HASNULL;
+			for (int c = 0; c < rs->natts; c++)
+				if (!(nulls & ((uint64) 1 << c)))
+					t->t_bits[c >> 3] |= 1 << (c & 7);
+		}
+	}
+	return (uint32) off;
+}
+
+/* The tuple every row of values without NULLs becomes. */
 static void
 lay_out_value_tuple(mp_rowsort *rs)
 {
-	Size		hoff = MAXALIGN(SizeofMinimalTupleHeader);
-	Size		off = hoff;
-	MinimalTuple head;
-
 	rs->vt_off = MemoryContextAlloc(rs->cxt, Max(rs->natts, 1) * sizeof(uint32));
-	for (int c = 0; c < rs->natts; c++)
-	{
-		off = att_align_nominal(off, rs->att_align[c]);
-		rs->vt_off[c] = (uint32) off;
-		off += rs->att_len[c];
-	}
-	rs->vt_len = (uint32) off;
-	rs->vt_head = MemoryContextAllocZero(rs->cxt, off);
-	head = (MinimalTuple) rs->vt_head;
-	head->t_len = (uint32) off;
-	HeapTupleHeaderSetNatts(head, rs->natts);
-	head->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	rs->vt_len = lay_out_pattern(rs, 0, rs->vt_off, NULL);
+	rs->vt_head = MemoryContextAlloc(rs->cxt, rs->vt_len);
+	(void) lay_out_pattern(rs, 0, NULL, rs->vt_head);
 }
 
 mp_rowsort *
@@ -984,14 +1016,24 @@ store_value(char *at, int16 len, Datum d)
 	}
 }
 
-/* Whether held row i of values has a NULL. */
-static inline bool
-row_has_null(const mp_rowsort *rs, int64 i)
+/*
+ * Held row i of values' NULLs as a pattern: bit c set where column c is
+ * NULL.  With 64 columns or more, any NULL gives PG_UINT64_MAX, which no
+ * laid-out pattern is.
+ */
+static inline uint64
+row_nulls(const mp_rowsort *rs, int64 i)
 {
+	uint64		nulls = 0;
+
 	for (int c = 0; c < rs->natts; c++)
 		if (rs->nulls[c] != NULL && rs->nulls[c][i])
-			return true;
-	return false;
+		{
+			if (rs->natts >= 64)
+				return PG_UINT64_MAX;
+			nulls |= (uint64) 1 << c;
+		}
+	return nulls;
 }
 
 /*
@@ -999,29 +1041,34 @@ row_has_null(const mp_rowsort *rs, int64 i)
  * out for columns passed by value: the header, a NULL bitmap where a value
  * is NULL, each value at its alignment.  Without to, only its t_len; with
  * it, the tuple from MINIMAL_TUPLE_DATA_OFFSET on goes to to (as a record
- * holds it; zeroed by the caller), nothing outside PostgreSQL's macros
- * called (the CPU backend's threads run it).  A row without NULLs is
- * lay_out_value_tuple's tuple with its values in place.
+ * holds it), nothing outside PostgreSQL's macros called (the CPU backend's
+ * threads run it).  nulls is the row's row_nulls.  A row without NULLs,
+ * or with the NULLs lay_out_nulls laid out, is that tuple with its values
+ * in place; another is laid out here, into memory the caller zeroed.
  */
 static uint32
-value_tuple(const mp_rowsort *rs, int64 i, char *to)
+value_tuple(const mp_rowsort *rs, int64 i, uint64 nulls, char *to)
 {
-	bool		hasnull = row_has_null(rs, i);
 	Size		hoff,
 				off;
 	uint8		bits[(MaxTupleAttributeNumber + 7) / 8];
 
-	if (!hasnull)
+	if (nulls == 0 || nulls == rs->nt_nulls)
 	{
+		/* a laid-out pattern: its bytes, then the values in place */
+		const char *head = nulls ? rs->nt_head : rs->vt_head;
+		const uint32 *off_of = nulls ? rs->nt_off : rs->vt_off;
+		uint32		len = nulls ? rs->nt_len : rs->vt_len;
+
 		if (to)
 		{
-			memcpy(to, rs->vt_head + MINIMAL_TUPLE_DATA_OFFSET,
-				   rs->vt_len - MINIMAL_TUPLE_DATA_OFFSET);
+			memcpy(to, head + MINIMAL_TUPLE_DATA_OFFSET, len - MINIMAL_TUPLE_DATA_OFFSET);
 			for (int c = 0; c < rs->natts; c++)
-				store_value(to + rs->vt_off[c] - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c],
-							rs->cols[c][i]);
+				if (!(nulls & ((uint64) 1 << c)))
+					store_value(to + off_of[c] - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c],
+								rs->cols[c][i]);
 		}
-		return rs->vt_len;
+		return len;
 	}
 	hoff = MAXALIGN(SizeofMinimalTupleHeader + BITMAPLEN(rs->natts));
 	off = hoff;
@@ -1060,7 +1107,7 @@ stage_sizes_values(void *ctx, int64_t lo, int64_t hi)
 	Size		fixed = rs->nwords * rs->word_bytes + sizeof(uint32) - MINIMAL_TUPLE_DATA_OFFSET;
 
 	for (int64_t j = lo; j < hi; j++)
-		job->at[j] = fixed + value_tuple(rs, job->perm[j], NULL);
+		job->at[j] = fixed + value_tuple(rs, job->perm[j], row_nulls(rs, job->perm[j]), NULL);
 }
 
 static void
@@ -1075,18 +1122,38 @@ stage_copy_values(void *ctx, int64_t lo, int64_t hi)
 		char	   *to = stage_key(job, i, job->buf + job->at[j]);
 		uint32		len = (j + 1 < job->count ? job->at[j + 1] : job->end) - job->at[j] - kb -
 			sizeof(uint32) + MINIMAL_TUPLE_DATA_OFFSET;
+		uint64		nulls = row_nulls(job->rs, i);
 
 		memcpy(to, &len, sizeof(uint32));
 		/* alignment within the tuple is relative to its start */
-		if (row_has_null(job->rs, i))
+		if (nulls != 0 && nulls != job->rs->nt_nulls)
 			memset(to + sizeof(uint32), 0, len - MINIMAL_TUPLE_DATA_OFFSET);
-		(void) value_tuple(job->rs, i, to + sizeof(uint32));
+		(void) value_tuple(job->rs, i, nulls, to + sizeof(uint32));
 	}
 }
 
 /* Rows of a chunk, and rows a thread takes at least. */
 #define STAGE_ROWS 32768
 #define STAGE_PART 4096
+
+/*
+ * The pattern of NULLs value_tuple lays out at once beside "none": the first
+ * row's of a run, where it has one (the rows of a run mostly share it).
+ */
+static void
+lay_out_nulls(mp_rowsort *rs, uint64 nulls)
+{
+	if (nulls == 0 || nulls == rs->nt_nulls || nulls == PG_UINT64_MAX)
+		return;
+	if (rs->nt_off == NULL)
+		rs->nt_off = MemoryContextAlloc(rs->cxt, Max(rs->natts, 1) * sizeof(uint32));
+	if (rs->nt_head)
+		pfree(rs->nt_head);
+	rs->nt_len = lay_out_pattern(rs, nulls, rs->nt_off, NULL);
+	rs->nt_head = MemoryContextAlloc(rs->cxt, rs->nt_len);
+	(void) lay_out_pattern(rs, nulls, NULL, rs->nt_head);
+	rs->nt_nulls = nulls;
+}
 
 static void
 stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *words)
@@ -1100,6 +1167,8 @@ stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *wor
 
 	job.at = at;
 	job.buf = buf;
+	if (rs->value_rows && rs->nrows > 0)
+		lay_out_nulls(rs, row_nulls(rs, perm[0]));
 	while (j < rs->nrows)
 	{
 		/* about as many rows as the last chunk's records say fit */
