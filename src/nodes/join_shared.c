@@ -960,23 +960,28 @@ attach_ranges(mp_join_inner *in)
 	}
 }
 
-/* The key range of a key: the number of split points at or below it. */
+/*
+ * The key range of a key: the number of split points at or below it.  A
+ * search without branches on the keys (a conditional move a step), as
+ * every row of both sides takes one: the branches of a plain binary search
+ * went wrong half the time.
+ */
 static inline int
 range_of(const mp_join_inner *in, uint64 key)
 {
-	int			lo = 0,
-				hi = in->nranges - 1;
+	const uint64 *base = in->splitters;
+	int			n = in->nranges - 1;
 
-	while (lo < hi)
+	if (n == 0)
+		return 0;
+	while (n > 1)
 	{
-		int			mid = (lo + hi) / 2;
+		int			half = n / 2;
 
-		if (in->splitters[mid] <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half] <= key ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return (int) (base - in->splitters) + (base[0] <= key);
 }
 
 /*
