@@ -3,8 +3,8 @@
 # the server that PG* variables reach: SHAPES is a list of rows:len, default
 # 1M rows of two int4[100] and 100K rows of two int4[1000].  The GPU is
 # timed where the server has one.  SWEEP=1 runs test/bench/batch_sweep.sql
-# instead (tables of 10 to 100K rows, the CPU backend) for each of LENS
-# (default 10 100 1000).
+# instead (tables of 10 to 100K rows, row by row and batched, the GPU too
+# where there is one) for each of LENS (default 10 100 1000).
 set -euo pipefail
 export PSQL_PAGER=cat
 gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS mergepath" \
@@ -12,7 +12,7 @@ gpu=$(psql -X -At -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF
 [ "$gpu" = t ] && gpu=true || gpu=false
 if [ -n "${SWEEP:-}" ]; then
 	for len in ${LENS:-10 100 1000}; do
-		psql -X -q -v len="$len" -f "$(dirname "$0")/batch_sweep.sql"
+		psql -X -q -v len="$len" -v gpu="$gpu" -f "$(dirname "$0")/batch_sweep.sql"
 	done
 	exit 0
 fi

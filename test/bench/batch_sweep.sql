@@ -15,7 +15,8 @@ SET mergepath.device = cpu;
 \ir batch_common.sql
 
 
-CREATE OR REPLACE FUNCTION sweep(f text, n int) RETURNS TABLE (row_by_row numeric, batched numeric)
+CREATE OR REPLACE FUNCTION sweep(f text, n int, gpu bool)
+RETURNS TABLE (row_by_row numeric, batched numeric, batched_gpu numeric)
 LANGUAGE plpgsql AS $$
 DECLARE
   q text := format('SELECT sum(cardinality(%s)) FROM sweep_%s', f, n);
@@ -25,6 +26,11 @@ BEGIN
   row_by_row := bench_ms(q, reps);
   PERFORM set_config('mergepath.enable_batch', 'on', true);
   batched := bench_ms(q, reps);
+  IF gpu THEN
+    PERFORM set_config('mergepath.device', 'gpu', true);
+    batched_gpu := bench_ms(q, reps);
+    PERFORM set_config('mergepath.device', 'cpu', true);
+  END IF;
   RETURN NEXT;
 END $$;
 
@@ -40,12 +46,12 @@ BEGIN
   END LOOP;
 END $$;
 
-\echo rows of two sorted int4[:len], the CPU backend: ms, and row by row / batched
-SELECT f, n AS rows, row_by_row, batched,
-       round(row_by_row / batched, 2) AS ratio
+\echo rows of two sorted int4[:len]: ms on the CPU backend, row by row / batched; batched on the GPU where there is one
+SELECT f, n AS rows, row_by_row, batched, round(row_by_row / batched, 2) AS ratio, batched_gpu,
+       round(row_by_row / batched_gpu, 2) AS gpu_ratio
 FROM unnest(ARRAY['gpu_intersect(a, b)', 'gpu_merge(a, b)']) WITH ORDINALITY AS fs(f, fo),
      unnest(ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]) AS ns(n),
-     LATERAL sweep(f, n)
+     LATERAL sweep(f, n, :gpu)
 ORDER BY fo, n;
 DROP TABLE bench_pool, bench_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
   sweep_3000, sweep_10000, sweep_30000, sweep_100000;
