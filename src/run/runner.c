@@ -318,6 +318,31 @@ report_cpu_failure(const char *fname, mp_status st)
 }
 
 /*
+ * The end of a run, as mp_run and mp_ran_batch_on_cpu record it (the
+ * reason and the GPU's timings already in last_call): the last call, and
+ * *report when given.
+ */
+static void
+record_call(const char *fname, bool used_gpu, int64 n, double ms, mp_run_report *report)
+{
+	last_call.valid = true;
+	last_call.function = fname;
+	last_call.backend = used_gpu ? "gpu" : "cpu";
+	last_call.used_gpu = used_gpu;
+	last_call.elements_in = n;
+	last_call.elements_out = n;
+	last_call.total_ms = ms;
+	if (report)
+	{
+		report->used_gpu = used_gpu;
+		reason_note(last_call.why, last_call.op, last_call.threshold, last_call.note,
+					report->note, sizeof(report->note));
+		report->gpu = last_call.gpu;
+		report->total_ms = ms;
+	}
+}
+
+/*
  * Run op's work on n elements on the backend the settings choose, with the
  * fallbacks of mergepath.device = auto: work(ctx, gpu, ...) does it on the
  * GPU or on the CPU.  Returns MP_OK or MP_UNSORTED; every other outcome is
@@ -362,21 +387,7 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 	if (st != MP_OK && st != MP_UNSORTED)
 		report_cpu_failure(fname, st);
 
-	last_call.valid = true;
-	last_call.function = fname;
-	last_call.backend = use_gpu ? "gpu" : "cpu";
-	last_call.used_gpu = use_gpu;
-	last_call.elements_in = n;
-	last_call.elements_out = n;
-	last_call.total_ms = timed ? mp_now_ms() - t0 : -1;
-	if (report)
-	{
-		report->used_gpu = use_gpu;
-		reason_note(last_call.why, op, last_call.threshold, last_call.note, report->note,
-					sizeof(report->note));
-		report->gpu = last_call.gpu;
-		report->total_ms = last_call.total_ms;
-	}
+	record_call(fname, use_gpu, n, timed ? mp_now_ms() - t0 : -1, report);
 	return st;
 }
 
@@ -446,7 +457,6 @@ mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int6
 {
 	if (st != MP_OK && st != MP_UNSORTED)
 		report_cpu_failure(fname, st);
-	last_call.valid = true;
 	last_call.op = op;
 	last_call.threshold = mp_gpu_threshold(op);
 	last_call.why = settings_reason(op, elements);
@@ -457,17 +467,9 @@ mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int6
 		mp_gpu_unavailable_note("no GPU found", last_call.note, sizeof(last_call.note));
 	}
 	memset(&last_call.gpu, 0, sizeof(last_call.gpu));
-	last_call.function = fname;
-	last_call.backend = "cpu";
-	last_call.used_gpu = false;
-	last_call.elements_in = elements;
-	last_call.elements_out = st == MP_OK ? call->out_off[call->npairs] : elements;
-	last_call.total_ms = ms;
-	report->used_gpu = false;
-	reason_note(last_call.why, op, last_call.threshold, last_call.note, report->note,
-				sizeof(report->note));
-	memset(&report->gpu, 0, sizeof(report->gpu));
-	report->total_ms = ms;
+	record_call(fname, false, elements, ms, report);
+	if (st == MP_OK)
+		last_call.elements_out = call->out_off[call->npairs];
 	return st;
 }
 
