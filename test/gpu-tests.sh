@@ -299,8 +299,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 # The Citus suite on a coordinator and two workers with the GPU forced, a
 # worker a GPU where the host has several.  Citus's source: CITUS_SOURCES
 # (bring a copy of ../shared/citus along, as an ignored folder of the tree,
-# with Debian's krb5-multidev package beside it, `apt-get download
-# krb5-multidev`, where the host has no Kerberos headers: see build.sh).
+# with Debian's header packages beside it, `apt-get download libpq-dev
+# krb5-multidev libssl-dev libicu-dev`, where the host lacks them: see
+# build.sh).
 citus_gpu() {
 	local gpus
 	gpus=$(nvidia-smi --list-gpus | wc -l)

@@ -21,7 +21,7 @@ for w in ${WORKER_COUNTS:-1 2}; do
 	[ "$gpus" -gt 0 ] && env_gpus=(GPUS="$gpus")
 	env WORKERS="$w" "${env_gpus[@]}" "$here/../citus/cluster.sh" \
 		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off \
-		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_cached_conns_per_worker=32 -- \
+		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_intermediate_result_size=-1 -o citus.max_cached_conns_per_worker=32 -- \
 		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
 		-v methods="${METHODS:-pg,cpu,gpu}" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
 done

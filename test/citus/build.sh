@@ -45,19 +45,44 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 work=$(mktemp -d /tmp/citus-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# PostgreSQL's libpq-be.h, which Citus includes, includes the Kerberos
-# headers where the server was built with GSSAPI (Debian's is).  A host
+# Headers that Citus includes, directly or through PostgreSQL's own, where
+# the server was built with what they serve: libpq's, the Kerberos ones
+# (libpq-be.h, with GSSAPI), OpenSSL's (libpq-be.h, with OpenSSL) and ICU's
+# (pg_locale.h, with ICU); Debian's server is built with all three.  A host
 # without them and without a package source (a GPU host) takes them from
-# Debian's krb5-multidev package beside the Citus source
-# (`apt-get download krb5-multidev` into $CITUS_SOURCES), unpacked here.
-if grep -q '^#define ENABLE_GSS 1' "$("$pg_config" --includedir-server)/pg_config.h" &&
-	! echo '#include <gssapi/gssapi.h>' | gcc -E -x c - >/dev/null 2>&1; then
-	deb=$(ls "$src"/krb5-multidev_*.deb 2>/dev/null | head -1)
-	[ -n "$deb" ] || { echo "no Kerberos headers (gssapi/gssapi.h): install libkrb5-dev, or put Debian's krb5-multidev .deb in $src" >&2; exit 1; }
-	dpkg -x "$deb" "$work/krb5"
-	export CPATH=$work/krb5/usr/include/mit-krb5${CPATH:+:$CPATH}
-	echo "Kerberos headers from $(basename "$deb")"
+# Debian's packages beside the Citus source (`apt-get download libpq-dev
+# krb5-multidev libssl-dev libicu-dev` into $CITUS_SOURCES), unpacked here.
+server_has() {
+	grep -q "^#define $1 1" "$("$pg_config" --includedir-server)/pg_config.h"
+}
+has_header() {
+	echo "#include <$1>" | gcc -E -x c -I"$("$pg_config" --includedir)" - >/dev/null 2>&1
+}
+# headers_from PACKAGE INCLUDE_DIR...: the package's .deb unpacked, the
+# INCLUDE_DIRs (inside it) searched
+headers_from() {
+	local deb pkg=$1 dir
+	shift
+	deb=$(ls "$src"/"$pkg"_*.deb 2>/dev/null | head -1)
+	[ -n "$deb" ] || { echo "missing headers: install $pkg, or put Debian's $pkg .deb in $src" >&2; exit 1; }
+	dpkg -x "$deb" "$work/$pkg"
+	for dir in "$@"; do
+		export CPATH=$work/$pkg/$dir${CPATH:+:$CPATH}
+	done
+	echo "headers from $(basename "$deb")"
+}
+if ! has_header libpq-fe.h; then
+	headers_from libpq-dev usr/include/postgresql
+	# and the library's link-time name, beside the server's libpq.so.5
+	if [ ! -e "$("$pg_config" --libdir)/libpq.so" ]; then
+		mkdir -p "$work/lib"
+		ln -s "$("$pg_config" --libdir)/libpq.so.5" "$work/lib/libpq.so"
+		export LIBRARY_PATH=$work/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+	fi
 fi
+server_has ENABLE_GSS && ! has_header gssapi/gssapi.h && headers_from krb5-multidev usr/include/mit-krb5
+server_has USE_OPENSSL && ! has_header openssl/ssl.h && headers_from libssl-dev usr/include usr/include/x86_64-linux-gnu
+server_has USE_ICU && ! has_header unicode/ucol.h && headers_from libicu-dev usr/include
 tar -xzf "$tarball" -C "$work"
 cd "$work/citus-$version"
 # Citus 13 carries its own static have_createdb_privilege() for PostgreSQL
@@ -70,6 +95,11 @@ if grep -q 'have_createdb_privilege' "$("$pg_config" --includedir-server)/comman
 fi
 echo "building Citus $version for PostgreSQL $major ..."
 ./configure PG_CONFIG="$pg_config" "${without[@]}" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log"; exit 1; }
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { grep -E ' error:|\*\*\*' "$work/make.log" | head -40; exit 1; }
-$sudo make install >"$work/install.log" 2>&1 || { tail -40 "$work/install.log"; exit 1; }
+# without the server's JIT compiler (clang) the bitcode for inlining is
+# left out, as PostgreSQL's own extensions build without it
+llvm=()
+clang=$(sed -n 's/^CLANG *= *//p' "$("$pg_config" --pgxs | xargs dirname)/../Makefile.global" 2>/dev/null || true)
+command -v "${clang:-clang}" >/dev/null 2>&1 || llvm=(with_llvm=no)
+make -j"$(nproc)" "${llvm[@]}" >"$work/make.log" 2>&1 || { grep -E ' error:|\*\*\*' "$work/make.log" | head -40; exit 1; }
+$sudo make install "${llvm[@]}" >"$work/install.log" 2>&1 || { tail -40 "$work/install.log"; exit 1; }
 echo "Citus $version installed for PostgreSQL $major"
