@@ -207,3 +207,28 @@ SET mergepath.enable_batch = on;
 SELECT sum(cardinality(gpu_merge(a, b))) FROM bt, generate_series(1, 8) g
 WHERE 1 / (g * 3000 + id - 20000) <> 7;
 SELECT check_batch($$SELECT id, gpu_merge(a, b) FROM bt$$);
+
+-- Under mergepath.device = auto a batch goes to the GPU where one call of
+-- its average size would: a threshold above the calls' sizes (though below
+-- the batch's elements in all) keeps it on the CPU on any host; one below
+-- them chooses the GPU (which a host without one then says it lacks)
+CREATE FUNCTION batch_backend(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line LIKE '%Batch Backend:%' THEN
+      RETURN CASE WHEN line LIKE '%Batch Backend: gpu%' OR line LIKE '%GPU unavailable%'
+                  THEN 'chosen for the GPU' ELSE substring(line FROM 'Batch Backend: (.*)$') END;
+    END IF;
+  END LOOP;
+  RETURN 'no MergepathBatch';
+END $$;
+SET mergepath.device = auto;
+SELECT sum(cardinality(a) + cardinality(b)) AS elements FROM bt;
+SET mergepath.gpu_min_elements = 5000;
+SELECT batch_backend($$SELECT sum(cardinality(gpu_merge(a, b))) FROM bt$$);
+SET mergepath.gpu_min_elements = 10;
+SELECT batch_backend($$SELECT sum(cardinality(gpu_merge(a, b))) FROM bt$$);
+RESET mergepath.gpu_min_elements;
+RESET mergepath.device;

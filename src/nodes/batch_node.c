@@ -27,8 +27,9 @@
  * reads batches of BATCH_BESIDE_BYTES and runs each one's calls on a
  * thread while it reads the next (two halves, each with its own memory):
  * reading the rows and running the calls then take the time of the longer
- * of the two, where row by row they add up.  Where they put it on the GPU,
- * batches of BATCH_BYTES, run in turn.  test/bench/NOTES.md, "Batches of
+ * of the two, where row by row they add up.  Where they put it on the GPU
+ * (mergepath.device = gpu, or under auto a batch whose calls average above
+ * their operation's threshold), batches of BATCH_BYTES, run in turn.  test/bench/NOTES.md, "Batches of
  * per-row calls", has the sizes measured.
  *
  * EXPLAIN shows the calls; EXPLAIN ANALYZE the batches, the backend that
@@ -153,6 +154,7 @@ typedef struct MergepathBatchState
 	int			other;			/* the half read after it, or -1 */
 	int			next;			/* the next row of ret's to return */
 	bool		input_done;
+	bool		gpu_batches;	/* every call of the last batch was for the GPU */
 
 	/* for EXPLAIN ANALYZE */
 	int64		batches;
@@ -679,7 +681,9 @@ finish_calls(MergepathBatchState *state, batch_half *h)
 static void
 launch(MergepathBatchState *state, batch_half *h)
 {
-	bool		beside = true;
+	bool		beside = true,
+				gpu = false,
+				all_gpu = true;
 	double		t0 = mp_now_ms();
 
 	for (int k = 0; k < state->ncalls; k++)
@@ -695,10 +699,15 @@ launch(MergepathBatchState *state, batch_half *h)
 		 * error through mp_run instead).
 		 */
 		if (mp_device == MP_DEVICE_GPU ||
-			(mp_gpu_chosen(state->calls[k].fn->op, elements, NULL, 0) &&
-			 mp_gpu_may_be_present()) || elements > BATCH_BESIDE_MAX)
+			(mp_batch_gpu_chosen(state->calls[k].fn->op, elements, h->nrows) &&
+			 mp_gpu_may_be_present()))
+			gpu = true;
+		else
+			all_gpu = false;
+		if (gpu || elements > BATCH_BESIDE_MAX)
 			beside = false;
 	}
+	state->gpu_batches = all_gpu;
 	/* the last batch: nothing to read beside it */
 	if (state->input_done)
 		beside = false;
@@ -726,21 +735,14 @@ launch(MergepathBatchState *state, batch_half *h)
 }
 
 /*
- * Whether the next batch is for the GPU: whether the settings would put
- * every call of a large batch there.
+ * Whether the next batch is for the GPU: mergepath.device says so, or every
+ * call of the last batch went there (a batch's calls go to the GPU by their
+ * average size, known once it is read: the first batch is read as the CPU's).
  */
 static bool
 batches_for_gpu(MergepathBatchState *state)
 {
-	if (mp_device == MP_DEVICE_GPU)
-		return true;
-	if (!mp_gpu_may_be_present())
-		return false;
-	for (int k = 0; k < state->ncalls; k++)
-		if (!mp_gpu_chosen(state->calls[k].fn->op,
-						   (int64) (BATCH_BYTES / state->calls[k].elsize), NULL, 0))
-			return false;
-	return true;
+	return mp_device == MP_DEVICE_GPU || state->gpu_batches;
 }
 
 /* Reads the next batch of rows into the half. */

@@ -112,6 +112,7 @@ extern mp_status mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch
 									 mp_run_report *report);
 extern int	mp_gpu_threshold(mp_op op);
 extern bool mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size);
+extern bool mp_batch_gpu_chosen(mp_op op, int64 elements, int64 npairs);
 extern bool mp_gpu_expected(mp_op op, int64 n);
 extern bool mp_gpu_plannable(void);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);

@@ -33,6 +33,7 @@ typedef enum cpu_reason
 	CPU_BELOW_SETTING,			/* below mergepath.gpu_min_elements */
 	CPU_ALWAYS,					/* no threshold: the CPU is faster at every size */
 	CPU_BELOW_THRESHOLD,		/* below the operation's measured threshold */
+	CPU_PAIRS_BELOW_THRESHOLD,	/* a batch whose pairs average below it */
 	CPU_GPU_NOTE				/* the GPU could not run it: the note says why */
 } cpu_reason;
 
@@ -259,6 +260,11 @@ reason_note(cpu_reason why, mp_op op, int threshold, const char *gpu_note, char 
 			snprintf(note, note_size, "below the GPU threshold of %s (%d elements)",
 					 op_thresholds[op].name, threshold);
 			break;
+		case CPU_PAIRS_BELOW_THRESHOLD:
+			snprintf(note, note_size,
+					 "a batch whose calls average below the GPU threshold of %s (%d elements)",
+					 op_thresholds[op].name, threshold);
+			break;
 		case CPU_GPU_NOTE:
 			strlcpy(note, gpu_note, note_size);
 			break;
@@ -279,6 +285,34 @@ mp_gpu_chosen(mp_op op, int64 n, char *note, size_t note_size)
 	if (note != NULL)
 		reason_note(why, op, mp_gpu_threshold(op), NULL, note, note_size);
 	return why == CPU_NOT;
+}
+
+/*
+ * Why the settings keep a batch of npairs calls of op, elements in all, on
+ * the CPU, or CPU_NOT.  Under mergepath.device = auto a batch goes to the
+ * GPU where one call of its average size would: the GPU's batched path,
+ * which gathers the calls' arrays into one transfer and scatters the
+ * results back, was slower than the CPU backend's batch on threads for
+ * every batch of small arrays measured (1M rows of two int4[100]: 1211
+ * against 732 ms for gpu_intersect, 1876 against 702 for gpu_merge;
+ * test/bench/batch.sh, H100 host; test/bench/NOTES.md "Batches of per-row
+ * calls"), while a call above its operation's threshold is faster on the
+ * GPU alone, and so in a batch of such calls.
+ */
+static cpu_reason
+batch_reason(mp_op op, int64 elements, int64 npairs)
+{
+	cpu_reason	why = settings_reason(op, elements / Max(npairs, 1));
+
+	return why == CPU_BELOW_THRESHOLD || why == CPU_BELOW_SETTING ?
+		CPU_PAIRS_BELOW_THRESHOLD : why;
+}
+
+/* Whether the settings send a batch of npairs calls of op to the GPU. */
+bool
+mp_batch_gpu_chosen(mp_op op, int64 elements, int64 npairs)
+{
+	return batch_reason(op, elements, npairs) == CPU_NOT;
 }
 
 /*
@@ -343,17 +377,17 @@ record_call(const char *fname, bool used_gpu, int64 n, double ms, mp_run_report 
 }
 
 /*
- * Run op's work on n elements on the backend the settings choose, with the
- * fallbacks of mergepath.device = auto: work(ctx, gpu, ...) does it on the
- * GPU or on the CPU.  Returns MP_OK or MP_UNSORTED; every other outcome is
- * raised here.  The run becomes mergepath_info()'s last call, and *report
- * (when not NULL) says which backend ran it and why.
+ * Run op's work on n elements on the backend that why (the settings'
+ * reason, CPU_NOT for the GPU) says, with the fallbacks of
+ * mergepath.device = auto: work(ctx, gpu, ...) does it on the GPU or on the
+ * CPU.  Returns MP_OK or MP_UNSORTED; every other outcome is raised here.
+ * The run becomes mergepath_info()'s last call, and *report (when not NULL)
+ * says which backend ran it and why.
  */
-mp_status
-mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
-	   mp_run_report *report)
+static mp_status
+run_for(const char *fname, mp_op op, cpu_reason why, int64 n, void *ctx, mp_work_fn work,
+		mp_run_report *report)
 {
-	cpu_reason	why = settings_reason(op, n);
 	bool		timed = why == CPU_NOT || n >= MP_TIMED_MIN_ELEMENTS;
 	double		t0 = timed ? mp_now_ms() : 0;
 	bool		use_gpu;
@@ -389,6 +423,14 @@ mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
 
 	record_call(fname, use_gpu, n, timed ? mp_now_ms() - t0 : -1, report);
 	return st;
+}
+
+/* Run op's work on n elements on the backend the settings choose (run_for). */
+mp_status
+mp_run(const char *fname, mp_op op, int64 n, void *ctx, mp_work_fn work,
+	   mp_run_report *report)
+{
+	return run_for(fname, op, settings_reason(op, n), n, ctx, work, report);
 }
 
 /* An array call as mp_run's work. */
@@ -429,15 +471,16 @@ batch_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 }
 
 /*
- * Run a batch of fname's calls on the backend the settings choose for its
- * elements in all.  Returns MP_OK, or MP_UNSORTED with the first unsorted
+ * Run a batch of fname's calls on the backend the settings choose for it
+ * (batch_reason).  Returns MP_OK, or MP_UNSORTED with the first unsorted
  * pair in call->bad_pair (the caller decides what that row raises).
  */
 mp_status
 mp_run_batch(const char *fname, mp_op op, mp_batch_call *call, int64 elements,
 			 mp_run_report *report)
 {
-	mp_status	st = mp_run(fname, op, elements, call, batch_work, report);
+	mp_status	st = run_for(fname, op, batch_reason(op, elements, call->npairs), elements,
+							 call, batch_work, report);
 
 	if (st == MP_OK)
 		last_call.elements_out = call->out_off[call->npairs];
@@ -445,8 +488,8 @@ mp_run_batch(const char *fname, mp_op op, mp_batch_call *call, int64 elements,
 }
 
 /*
- * A batch on the CPU backend for certain (mp_gpu_chosen false for its
- * elements, or no GPU to be had), run by the caller outside mp_run, on a thread beside its
+ * A batch on the CPU backend for certain (mp_batch_gpu_chosen false, or no
+ * GPU to be had), run by the caller outside mp_run, on a thread beside its
  * own work, with outcome st in ms: recorded as mp_run records a run, its
  * failure raised as mp_run raises it, *report filled in.  Returns MP_OK or
  * MP_UNSORTED.
@@ -459,7 +502,7 @@ mp_ran_batch_on_cpu(const char *fname, mp_op op, const mp_batch_call *call, int6
 		report_cpu_failure(fname, st);
 	last_call.op = op;
 	last_call.threshold = mp_gpu_threshold(op);
-	last_call.why = settings_reason(op, elements);
+	last_call.why = batch_reason(op, elements, call->npairs);
 	if (last_call.why == CPU_NOT)
 	{
 		/* chosen, but there is no GPU to be had */
