@@ -7,6 +7,9 @@
 
 #include <limits.h>
 
+#include "access/xact.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
 #include "utils/guc.h"
 
 #include "run/mp_run.h"
@@ -39,6 +42,21 @@ static const struct config_enum_entry merge_runs_options[] = {
 };
 
 void		_PG_init(void);
+
+/*
+ * The processes that share the machine's processors for the work at hand
+ * (mp_cpu_sharers): in a parallel query, its participants, as many as a
+ * Gather may have; else this process alone.  Each participant then keeps
+ * to its share of the processors, so that the query's threads do not
+ * outnumber them (test/bench/NOTES.md, "A parallel query's threads").
+ */
+static int
+parallel_sharers(void)
+{
+	if (!IsInParallelMode())
+		return 1;
+	return Max(max_parallel_workers_per_gather + (parallel_leader_participation ? 1 : 0), 1);
+}
 
 /*
  * Settings and the planner hook: no CUDA call may happen in _PG_init, which
@@ -104,8 +122,10 @@ _PG_init(void)
 							"The CPU backend's sorts of arrays and of the executor nodes' rows "
 							"(from 512K elements or rows) and the nodes' putting rows in key "
 							"order run on up to this many threads, "
-							"never more than the machine's processors; 1 keeps all of it on "
-							"the process's own thread.",
+							"never more than the machine's processors, and in a parallel query "
+							"never more than a participant's share of them "
+							"(max_parallel_workers_per_gather + 1 participants); 1 keeps all of "
+							"it on the process's own thread.",
 							&mp_cpu_threads, 4, 1, 64,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("mergepath.enable_sort",
@@ -137,5 +157,6 @@ _PG_init(void)
 							&mp_batch_min_rows, MP_BATCH_MIN_ROWS, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("mergepath");
+	mp_cpu_sharers = parallel_sharers;
 	mp_nodes_init();
 }

@@ -350,11 +350,15 @@ extern int64_t mp_cpu_sort_small;
 
 /*
  * Threads the CPU backend may use (mergepath.cpu_threads; src/cpu/cpu_threads.c):
- * the sort and the row sort run on up to that many from 2 *
+ * the sort and the row sort run on up to mp_cpu_threads_now() from 2 *
  * MP_SORT_THREAD_MIN elements (rows) on, no thread getting fewer than
- * MP_SORT_THREAD_MIN.
+ * MP_SORT_THREAD_MIN.  mp_cpu_sharers, when set, says how many processes
+ * share the machine's processors for the work at hand (a parallel query's
+ * participants): each then uses no more than its share of them.
  */
 extern int	mp_cpu_threads;
+extern int	(*mp_cpu_sharers) (void);
+extern int	mp_cpu_threads_now(void);
 
 #define MP_SORT_THREAD_MIN ((int64_t) 1 << 18)
 
@@ -427,7 +431,7 @@ extern void mp_cpu_gather(void *dst, const void *src, size_t rec_bytes, const ui
 /*
  * Threads of the CPU backend (src/cpu/cpu_threads.c).  fn runs over [0, n) cut
  * into up to `threads` contiguous parts of at least min_part each (never
- * more parts than the machine has processors), one on the calling thread,
+ * more parts than mp_cpu_threads_now() allows), one on the calling thread,
  * the others on threads started for the call and joined before it returns.
  * They run with every signal blocked, so the server's handlers stay on its
  * own thread, and fn must not call PostgreSQL or allocate from it.  When a

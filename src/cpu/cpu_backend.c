@@ -446,7 +446,7 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 					  mp_poll_fn poll)
 {
 	int64_t		n = k > 0 ? bounds[k] : 0;
-	int64_t		threads = mp_cpu_threads;
+	int64_t		threads = mp_cpu_threads_now();
 	int64_t		parts,
 				m;
 	int64_t    *cuts,

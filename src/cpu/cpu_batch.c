@@ -175,13 +175,13 @@ mp_cpu_batch(mp_batch_call *call, bool check_sorted, mp_poll_fn poll)
 
 	/* shares of equal input elements, one a thread */
 	w.bad_pair = -1;
-	if (w.in_off[np] < 2 * BATCH_THREAD_MIN || mp_cpu_threads <= 1)
+	if (w.in_off[np] < 2 * BATCH_THREAD_MIN || mp_cpu_threads_now() <= 1)
 	{
 		w.poll = poll;
 		run_share(&w, 0, w.in_off[np]);
 	}
 	else
-		mp_cpu_parallel(mp_cpu_threads, w.in_off[np], BATCH_THREAD_MIN, run_share, &w);
+		mp_cpu_parallel(mp_cpu_threads_now(), w.in_off[np], BATCH_THREAD_MIN, run_share, &w);
 
 	/* another failure first; then the first unsorted pair */
 	if (w.failed != 0)

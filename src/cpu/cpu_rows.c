@@ -293,14 +293,15 @@ mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, void *scrat
 	rows_job	job = {keys, n, 0, perm, NULL, NULL, 1, 0, STEP_FILL, 0, one_counts,
 	&one_unsorted};
 	mp_status	st = MP_OK;
+	int			threads;
 
 	for (int64_t i = 0; i < n; i++)
 		perm[i] = (uint32_t) i;
 	if (n < 2)
 		return MP_OK;
-	if (mp_cpu_threads > 1 && n >= 2 * MP_SORT_THREAD_MIN)
+	if (n >= 2 * MP_SORT_THREAD_MIN && (threads = mp_cpu_threads_now()) > 1)
 	{
-		int			nparts = mp_cpu_threads < n / MP_SORT_THREAD_MIN ? mp_cpu_threads
+		int			nparts = threads < n / MP_SORT_THREAD_MIN ? threads
 			: (int) (n / MP_SORT_THREAD_MIN);
 		int64_t    *counts = malloc((size_t) nparts * ROW_PASSES * ROW_RADIX * sizeof(int64_t));
 		bool	   *unsorted = malloc(nparts * sizeof(bool));

@@ -98,7 +98,7 @@ MP_NAME(small_sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch)
 #define MP_DIGIT(k, d) ((int) (((k) >> (MP_RADIX_BITS * (d))) & (MP_RADIX - 1)))
 
 /*
- * The radix sort on mp_cpu_threads threads: the input cut into as many
+ * The radix sort on mp_cpu_threads_now() threads: the input cut into as many
  * parts, each pass counted and scattered part by part, a part's elements of
  * each digit value going to a slot range of their own (all the lower parts'
  * elements of that value before them), so that the order is that of one
@@ -293,15 +293,16 @@ MP_NAME(sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, mp_poll_fn p
 	MP_U		prev;
 	const MP_T *src;
 	MP_T	   *dst;
+	int			threads;
 
 	if (n / (int64_t) (sizeof(MP_T) / 4) < mp_cpu_sort_small)
 	{
 		MP_NAME(small_sort) (in, n, out, scratch);
 		return MP_OK;
 	}
-	if (mp_cpu_threads > 1 && n >= 2 * MP_SORT_THREAD_MIN)
+	if (n >= 2 * MP_SORT_THREAD_MIN && (threads = mp_cpu_threads_now()) > 1)
 	{
-		int			nparts = mp_cpu_threads < n / MP_SORT_THREAD_MIN ? mp_cpu_threads
+		int			nparts = threads < n / MP_SORT_THREAD_MIN ? threads
 			: (int) (n / MP_SORT_THREAD_MIN);
 		mp_status	st = MP_NAME(sort_threads) (in, n, out, scratch, nparts, poll);
 

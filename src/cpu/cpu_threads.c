@@ -22,6 +22,7 @@
 #define MAX_THREADS 64
 
 int			mp_cpu_threads = 4;
+int			(*mp_cpu_sharers) (void) = NULL;
 
 typedef struct part
 {
@@ -54,6 +55,23 @@ processors(void)
 	return count;
 }
 
+/* The processors this process may use: its share where others share them. */
+static int
+usable_processors(void)
+{
+	int			sharers = mp_cpu_sharers ? mp_cpu_sharers() : 1;
+
+	return sharers > 1 ? (processors() / sharers > 1 ? processors() / sharers : 1) : processors();
+}
+
+int
+mp_cpu_threads_now(void)
+{
+	int			usable = usable_processors();
+
+	return mp_cpu_threads < usable ? mp_cpu_threads : usable;
+}
+
 void
 mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *ctx)
 {
@@ -62,7 +80,8 @@ mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *c
 	bool		started[MAX_THREADS];
 	sigset_t	all,
 				old;
-	int			nparts = threads < processors() ? threads : processors();
+	int			usable = usable_processors();
+	int			nparts = threads < usable ? threads : usable;
 
 	if (min_part < 1)
 		min_part = 1;

@@ -567,7 +567,7 @@ order_keys(MergepathJoinState *state, join_side *side)
 
 	if (side->perm)
 		mp_cpu_gather(side->sorted_keys, side->keys, state->key_bytes, side->perm, n,
-					  mp_cpu_threads);
+					  mp_cpu_threads_now());
 	else
 		memcpy(side->sorted_keys, side->keys, n * state->key_bytes);
 	if (state->key_bytes == 4)
@@ -706,9 +706,9 @@ put_in_order(MergepathJoinState *state, join_side *side)
 
 		CHECK_FOR_INTERRUPTS();
 		mp_cpu_gather(values + lo * natts, side->values, natts * sizeof(Datum), rows + lo, count,
-					  mp_cpu_threads);
+					  mp_cpu_threads_now());
 		mp_cpu_gather(isnull + lo * natts, side->isnull, natts * sizeof(bool), rows + lo, count,
-					  mp_cpu_threads);
+					  mp_cpu_threads_now());
 	}
 	for (int64 i = 0; side->keyed && i < n; i++)
 		if (side->isnull[i * natts + side->key_col - 1])

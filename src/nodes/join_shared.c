@@ -679,9 +679,9 @@ publish(mp_join_inner *in, bool sort, mp_join_part_report *report)
 
 			if (order_keys(in, keys, in->n, NULL, 0, perm) && report)
 				report->any_gpu = true;
-			mp_cpu_gather(part, keys, in->key_bytes, perm, in->n, mp_cpu_threads);
+			mp_cpu_gather(part, keys, in->key_bytes, perm, in->n, mp_cpu_threads_now());
 			mp_cpu_gather(part + key_part, in->rows, sizeof(dsa_pointer), perm, in->n,
-						  mp_cpu_threads);
+						  mp_cpu_threads_now());
 			pfree(perm);
 		}
 		else
@@ -805,8 +805,8 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 		side->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
 		count_bytes(sh, n * in->key_bytes, 0);
 		mp_cpu_gather(dsa_get_address(in->area, side->sorted_keys), keys, in->key_bytes, perm,
-					  n, mp_cpu_threads);
-		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads);
+					  n, mp_cpu_threads_now());
+		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads_now());
 		if (in->key_bytes == 4)
 		{
 			uint32	   *out = dsa_get_address(in->area, side->sorted_keys);

@@ -824,7 +824,7 @@ gather(mp_rowsort *rs, const uint32 *perm, void *src, Size rec_bytes)
 	{
 		CHECK_FOR_INTERRUPTS();
 		mp_cpu_gather(dst + lo * rec_bytes, src, rec_bytes, perm + lo,
-					  Min(GATHER_CHUNK, n - lo), mp_cpu_threads);
+					  Min(GATHER_CHUNK, n - lo), mp_cpu_threads_now());
 	}
 	note_peak(rs);
 	mp_big_free(&rs->big, src);
@@ -1178,7 +1178,7 @@ stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *wor
 
 		CHECK_FOR_INTERRUPTS();
 		job.perm = perm + j;
-		mp_cpu_parallel(mp_cpu_threads, c, STAGE_PART,
+		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART,
 						rs->value_rows ? stage_sizes_values : stage_sizes, &job);
 		/* the records that fit, as offsets (one at least: a larger one grows
 		 * the buffer) */
@@ -1197,7 +1197,7 @@ stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *wor
 		}
 		job.count = m;
 		job.end = used;
-		mp_cpu_parallel(mp_cpu_threads, m, STAGE_PART,
+		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART,
 						rs->value_rows ? stage_copy_values : stage_copy, &job);
 		LogicalTapeWrite(tape, buf, used);
 		j += m;
