@@ -2,16 +2,19 @@
 -- bench_rows, of :rows rows of two sorted int4[:len] and an unsorted
 -- int4[2 len], and bench_ms, a query's median time.
 -- 1000 sorted arrays a side (and unsorted ones for the sorts), dealt out to
--- the rows: every row's work is a real intersection of len + len elements
+-- the rows: every row's work is a real intersection of len + len elements.
+-- The subqueries name k, so that each pool row gets arrays of its own (an
+-- uncorrelated one runs once, and every row would repeat the same pair).
 DROP TABLE IF EXISTS bench_pool, bench_rows;
 SELECT setseed(0.5);
 CREATE TABLE bench_pool AS
 SELECT k,
-       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
+       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 + 0 * k AS v
                                               FROM generate_series(1, :len)) s) AS a,
-       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 AS v
+       (SELECT array_agg(v ORDER BY v) FROM (SELECT (random() * 10 * :len)::int4 + 0 * k AS v
                                               FROM generate_series(1, :len)) s) AS b,
-       (SELECT array_agg((random() * 10 * :len)::int4) FROM generate_series(1, 2 * :len)) AS u
+       (SELECT array_agg(v) FROM (SELECT (random() * 10 * :len)::int4 + 0 * k AS v
+                                  FROM generate_series(1, 2 * :len)) s) AS u
 FROM generate_series(0, 999) k;
 CREATE TABLE bench_rows AS
 SELECT i AS id, p.a, q.b, r.u

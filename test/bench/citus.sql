@@ -26,7 +26,9 @@ SELECT create_distributed_table('rows_b', 'id', colocate_with => 'arrs');
 SELECT create_distributed_table('rows_g', 'g', colocate_with => 'none');
 
 -- a shard's rows: the ids of 1..n (1..arr_n for arrs) that hash into its
--- range; for rows_g, the rows of 1..n whose group (i % 128) does
+-- range, each row's arrays its own (the subqueries name i: an uncorrelated
+-- one runs once, and every row would repeat the same pair); for rows_g,
+-- the rows of 1..n whose group (i % 128) does
 CREATE FUNCTION bench_fill(shard text, n bigint, arr_n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   sid bigint := regexp_replace(shard, '^.*_', '')::bigint;
@@ -38,8 +40,8 @@ BEGIN
   IF shard LIKE '%arrs%' THEN
     EXECUTE format($q$INSERT INTO %s
       SELECT i, (i %% 1000)::int4,
-             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s),
-             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 x FROM generate_series(1, 100)) s)
+             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 + 0 * i x FROM generate_series(1, 100)) s),
+             (SELECT array_agg(x ORDER BY x) FROM (SELECT (random() * 1000)::int4 + 0 * i x FROM generate_series(1, 100)) s)
       FROM generate_series(1, $1) i WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING arr_n, lo, hi;
   ELSIF shard LIKE '%rows_g%' THEN
     EXECUTE format($q$INSERT INTO %s
