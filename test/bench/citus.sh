@@ -7,7 +7,8 @@
 # WORKER_COUNTS (default "1 2"); METHODS: of pg, cpu, gpu (default all);
 # GPUS (default: nvidia-smi's count, none without it); CPUS_PER_WORKER: cores
 # a worker (and the coordinator) is kept to (default: all, see
-# test/citus/cluster.sh).
+# test/citus/cluster.sh); QUERIES: which of citus.sql's queries, by number
+# (default all: 1-7).
 set -euo pipefail
 export PSQL_PAGER=cat
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +24,7 @@ for w in ${WORKER_COUNTS:-1 2}; do
 		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off \
 		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_intermediate_result_size=-1 -o citus.max_cached_conns_per_worker=32 -- \
 		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
-		-v methods="${METHODS:-pg,cpu,gpu}" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
+		-v methods="${METHODS:-pg,cpu,gpu}" -v queries="${QUERIES:-1,2,3,4,5,6,7}" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
 done
 # one worker against the others, from the same script's runs
 echo "== ms by workers (query, method, workers, ms), and the speed-up over one worker"

@@ -116,6 +116,7 @@ FROM (VALUES
                      $$SELECT (mergepath_info()->'gpu'->>'available')::bool$$))
               THEN ARRAY['pg', 'cpu', 'gpu'] ELSE ARRAY['pg', 'cpu'] END) m
 WHERE m = ANY (string_to_array(:'methods', ','))
+  AND qi = ANY (string_to_array(:'queries', ',')::int[])
 ORDER BY qi, m \gexec
 
 SELECT query, workers,
