@@ -281,17 +281,18 @@ run_sort_tests(const backend *be)
 	{
 		mp_type		type = (mp_type) t;
 
-		/* every size up to 400 (the merge sort's runs, the radix threshold
-		 * of 4-byte and 8-byte elements) */
-		for (int64_t n = 0; n <= 400; n += (quick && n > 20) ? 23 : 1)
+		/* every size up to 1600 (the merge sort's runs, the CPU's
+		 * thresholds of 4-byte and 8-byte elements: merge sort, byte digits,
+		 * 11-bit digits) */
+		for (int64_t n = 0; n <= 1600; n += quick ? (n > 20 ? 23 : 1) : (n > 400 ? 7 : 1))
 			run_sort_case(be, type, (gen_kind) rnd_below(GEN_WALK), LAY_SHUFFLED, n);
 
-		/* every shape and layout at sizes on both sides of the threshold
+		/* every shape and layout at sizes on both sides of the thresholds
 		 * and around the GPU's tiles and staging chunks */
 		{
 			const int64_t sizes[] = {17, 63, 64, 65, 127, 128, 129, 159, 160, 161, 319, 320, 321,
-			1000, 2049, 4097, 65537, 300001};
-			const int64_t quick_sizes[] = {17, 64, 161, 321, 4097, 65537};
+				767, 768, 769, 1000, 1535, 1536, 1537, 2049, 4097, 65537, 300001};
+			const int64_t quick_sizes[] = {17, 64, 161, 321, 769, 1537, 4097, 65537};
 
 			for (int g = 0; g < GEN_WALK; g++)
 				for (int lay = 0; lay < NUM_LAYOUTS; lay++)

@@ -344,9 +344,11 @@ extern int64_t mp_cpu_join_next(mp_type type, const void *a, int64_t na, const v
  * -0 and +0 are equal, as are all NaNs, which go last).  scratch has room
  * for n elements; in is only read.  The order is mp_order.h's keys: a radix
  * sort over them, or a merge sort below mp_cpu_sort_small elements (twice
- * as many of 8 bytes; a tuning knob, set from bench_cpu --sort's crossover).
+ * as many of 8 bytes), byte digits below mp_cpu_sort_bytes (tuning knobs,
+ * set from bench_cpu --sort's crossovers).
  */
 extern int64_t mp_cpu_sort_small;
+extern int64_t mp_cpu_sort_bytes;
 
 /*
  * Threads the CPU backend may use (mergepath.cpu_threads; src/cpu/cpu_threads.c):

@@ -141,12 +141,17 @@
 #define MP_RUNS_MERGE_MAX_CPU_8		1000
 
 /*
- * The CPU sort merges instead of radix-sorting below this many 4-byte
- * elements (twice as many 8-byte ones): the crossover with 11-bit digits,
- * 128 to 192 elements.  test/bench/bench_cpu --sort, H200 host; NOTES.md
- * "The CPU sort: 11-bit digits".
+ * The CPU sort merges below MP_CPU_SORT_SMALL 4-byte elements (twice as many
+ * 8-byte ones), takes a radix sort of byte digits below MP_CPU_SORT_BYTES,
+ * and of 11-bit digits from there: the crossovers of the three alone,
+ * merge / byte radix at 64 (int4, float4) and 128 (int8, float8) elements,
+ * byte / 11-bit radix at 640-800 (int4, float4) and 1024-1536 (int8,
+ * float8).  test/bench/bench_cpu --sort, dev box; NOTES.md "The CPU sort
+ * of small arrays" (the H200 host's merge / 11-bit crossover was 128-192,
+ * "The CPU sort: 11-bit digits").
  */
-#define MP_CPU_SORT_SMALL			160
+#define MP_CPU_SORT_SMALL			64
+#define MP_CPU_SORT_BYTES			768
 
 /*
  * Host copies of the staging ring run on mergepath.cpu_threads threads only

@@ -86,6 +86,7 @@
  * merges instead (api/mp_measured.h); bench_cpu --sort sets it to find the
  * crossover. */
 int64_t		mp_cpu_sort_small = MP_CPU_SORT_SMALL;
+int64_t		mp_cpu_sort_bytes = MP_CPU_SORT_BYTES;
 
 /* One function per element type, picked by type; the rest of the call as is. */
 #define MP_BY_TYPE(fn, type, ...) \

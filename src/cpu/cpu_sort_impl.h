@@ -14,7 +14,8 @@
  * element (the high digits of small integers) is skipped.  The passes
  * alternate between out and scratch, starting where the last one ends in
  * out.  Below MP_CPU_SORT_SMALL elements a merge sort (insertion-sorted runs,
- * then merges) is quicker than a radix sort's fixed costs.
+ * then merges) is quicker than a radix sort's fixed costs, and below
+ * MP_CPU_SORT_BYTES a radix sort of byte digits, whose counts are smaller.
  */
 
 /* Insertion-sorted run length of the small sort. */
@@ -83,6 +84,70 @@ MP_NAME(small_sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch)
 	}
 	if (src != out)
 		memcpy(out, src, n * sizeof(MP_T));
+}
+
+/*
+ * The radix sort of a few hundred to a few thousand elements: byte digits,
+ * so that its counts (256 a digit, 32-bit) take 4 kB for 4-byte keys where
+ * the 11-bit digits' take 48 kB, which clearing and summing cost more than
+ * such a sort's passes (test/bench/NOTES.md, "The CPU sort of small
+ * arrays").  Same plan as the large sort below: one read counts every
+ * digit and sees whether the input is sorted, a pass whose digit never
+ * varies is skipped, and the passes alternate between out and scratch.
+ */
+static void
+MP_NAME(byte_sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch)
+{
+	uint32_t	hist[sizeof(MP_U)][256];
+	bool		moves[sizeof(MP_U)];
+	int			passes = 0;
+	bool		unsorted = false;
+	MP_U		prev = MP_KEY(in[0]);
+	const MP_T *src = in;
+	MP_T	   *dst;
+
+	memset(hist, 0, sizeof(hist));
+	for (int64_t i = 0; i < n; i++)
+	{
+		MP_U		k = MP_KEY(in[i]);
+
+		unsorted |= k < prev;
+		prev = k;
+		for (int d = 0; d < (int) sizeof(MP_U); d++)
+			hist[d][(k >> (8 * d)) & 255]++;
+	}
+	if (!unsorted)
+	{
+		memcpy(out, in, n * sizeof(MP_T));
+		return;
+	}
+	for (int d = 0; d < (int) sizeof(MP_U); d++)
+	{
+		moves[d] = hist[d][(MP_KEY(in[0]) >> (8 * d)) & 255] != (uint32_t) n;
+		passes += moves[d];
+	}
+	dst = passes % 2 ? out : scratch;
+	for (int d = 0; d < (int) sizeof(MP_U); d++)
+	{
+		uint32_t	next[256];
+		uint32_t	sum = 0;
+
+		if (!moves[d])
+			continue;
+		for (int v = 0; v < 256; v++)
+		{
+			next[v] = sum;
+			sum += hist[d][v];
+		}
+		for (int64_t i = 0; i < n; i++)
+		{
+			MP_T		x = src[i];
+
+			dst[next[(MP_KEY(x) >> (8 * d)) & 255]++] = x;
+		}
+		src = dst;
+		dst = dst == out ? scratch : out;
+	}
 }
 
 /*
@@ -298,6 +363,11 @@ MP_NAME(sort) (const MP_T *in, int64_t n, MP_T *out, MP_T *scratch, mp_poll_fn p
 	if (n / (int64_t) (sizeof(MP_T) / 4) < mp_cpu_sort_small)
 	{
 		MP_NAME(small_sort) (in, n, out, scratch);
+		return MP_OK;
+	}
+	if (n / (int64_t) (sizeof(MP_T) / 4) < mp_cpu_sort_bytes)
+	{
+		MP_NAME(byte_sort) (in, n, out, scratch);
 		return MP_OK;
 	}
 	if (n >= 2 * MP_SORT_THREAD_MIN && (threads = mp_cpu_threads_now()) > 1)

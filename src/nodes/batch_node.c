@@ -708,8 +708,12 @@ launch(MergepathBatchState *state, batch_half *h)
 			beside = false;
 	}
 	state->gpu_batches = all_gpu;
-	/* the last batch: nothing to read beside it */
-	if (state->input_done)
+	/*
+	 * the last batch: nothing to read beside it; nor where this process has
+	 * one processor to itself (mergepath.cpu_threads = 1, or its share in a
+	 * parallel query), where a thread beside it would only take turns with it
+	 */
+	if (state->input_done || mp_cpu_threads_now() <= 1)
 		beside = false;
 	state->batches++;
 	if (beside)

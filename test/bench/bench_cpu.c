@@ -148,18 +148,20 @@ cmp_ms(const void *p, const void *q)
 static const char *const names[] = {"int4", "int8", "float4", "float8"};
 
 /*
- * The sort of random keys by the merge sort alone and by the radix sort
- * alone, per size: the crossover is where mp_cpu_sort_small belongs.
+ * The sort of random keys by the merge sort alone, the byte-digit radix
+ * sort alone and the 11-bit one alone, per size: the crossovers are where
+ * mp_cpu_sort_small and mp_cpu_sort_bytes belong.
  * Microseconds per sort, the best of many runs of a batch.
  */
 static void
 sort_crossover(void)
 {
-	static const int64_t sizes[] = {32, 64, 128, 192, 256, 384, 512, 1024, 4096};
-	int64_t		saved = mp_cpu_sort_small;
+	static const int64_t sizes[] = {32, 64, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192, 16384};
+	int64_t		saved = mp_cpu_sort_small,
+				saved_bytes = mp_cpu_sort_bytes;
 
-	printf("| type   | n    | merge sort us | radix sort us | radix / merge |\n");
-	printf("|--------|------|---------------|---------------|---------------|\n");
+	printf("| type   | n     | merge sort us | byte radix us | radix sort us | byte / merge | radix / byte |\n");
+	printf("|--------|-------|---------------|---------------|---------------|--------------|--------------|\n");
 	for (int t = 0; t < 4; t++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		{
@@ -169,7 +171,7 @@ sort_crossover(void)
 			char	   *in = sorted_values(type, n * batch, 3, 0),
 					   *out = malloc(n * 8),
 					   *scratch = malloc(n * 8);
-			double		best[2] = {1e30, 1e30};
+			double		best[3] = {1e30, 1e30, 1e30};
 
 			/* shuffle each batch member, so that it is not sorted */
 			for (int64_t i = n * batch - 1; i > 0; i--)
@@ -182,9 +184,10 @@ sort_crossover(void)
 				memcpy(in + i * sz, in + j * sz, sz);
 				memcpy(in + j * sz, tmp, sz);
 			}
-			for (int way = 0; way < 2; way++)
+			for (int way = 0; way < 3; way++)
 			{
 				mp_cpu_sort_small = way == 0 ? INT64_MAX : 0;
+				mp_cpu_sort_bytes = way == 1 ? INT64_MAX : 0;
 				for (int r = 0; r < 7; r++)
 				{
 					double		t0 = now_ms(),
@@ -197,13 +200,14 @@ sort_crossover(void)
 						best[way] = us;
 				}
 			}
-			printf("| %-6s | %4lld | %13.2f | %13.2f | %13.2f |\n", names[t], (long long) n,
-				   best[0], best[1], best[1] / best[0]);
+			printf("| %-6s | %5lld | %13.2f | %13.2f | %13.2f | %12.2f | %12.2f |\n", names[t],
+				   (long long) n, best[0], best[1], best[2], best[1] / best[0], best[2] / best[1]);
 			free(in);
 			free(out);
 			free(scratch);
 		}
 	mp_cpu_sort_small = saved;
+	mp_cpu_sort_bytes = saved_bytes;
 }
 
 static int
