@@ -10,8 +10,9 @@
 #
 # -o sets a setting on every node, -w on the workers only.  GPUS=n gives
 # worker i the setting mergepath.gpu_device = i % n (one GPU a worker on a
-# host with n GPUs).  CPUS_PER_WORKER=c pins worker i to the host's cores
-# i*c .. i*c+c-1 and the coordinator to the last c cores, so that one host
+# host with n GPUs).  CPUS_PER_WORKER=c pins worker i to the host's
+# processors i*c .. i*c+c-1 and the coordinator to the last c (counted with
+# a core's hardware threads side by side), so that one host
 # stands for servers of c cores each (a benchmark of one worker against
 # two).  The command reaches the coordinator through PGHOST,
 # PGPORT, PGUSER and PGDATABASE; WORKER_PORTS lists the workers' ports.  As
@@ -67,14 +68,19 @@ for n in "${nodes[@]}"; do
 done
 # the nodes reach each other over the Unix socket in $dir
 cores=$(nproc)
-# pinned NODE: the taskset command that keeps NODE on its cores, if any
+# the processors in the order they are dealt out: a physical core's
+# hardware threads side by side, so that on a host with SMT a node's
+# processors are whole cores and no two nodes share one
+mapfile -t cpu_order < <( (lscpu -p=CPU,CORE 2>/dev/null || seq 0 $((cores - 1)) | sed 's/.*/&,&/') |
+	grep -v '^#' | sort -t, -k2,2n -k1,1n | cut -d, -f1)
+# pinned NODE: the taskset command that keeps NODE on its processors, if any
 pinned() {
 	local c=${CPUS_PER_WORKER:-0} first
 	[ "$c" -gt 0 ] || return 0
 	if [ "$1" = coordinator ]; then first=$((cores - c)); else first=$((${1#worker} * c)); fi
 	[ $((first + c)) -le "$cores" ] && [ "$first" -ge 0 ] ||
 		{ echo "CPUS_PER_WORKER=$c: $nworkers workers and the coordinator need more than $cores cores" >&2; exit 1; }
-	echo taskset -c "$first-$((first + c - 1))"
+	echo taskset -c "$(IFS=,; echo "${cpu_order[*]:first:c}")"
 }
 start() {
 	local n=$1 extra=$2 pin
