@@ -32,6 +32,13 @@ typedef struct part
 	int64_t		hi;
 } part;
 
+/*
+ * Whether this thread is one started here.  Such a thread never asks
+ * mp_cpu_sharers (PostgreSQL's state): it takes the share its starter saw.
+ */
+static _Thread_local bool started_here;
+static int	usable_seen;
+
 static void *
 run_part(void *arg)
 {
@@ -39,6 +46,13 @@ run_part(void *arg)
 
 	p->fn(p->ctx, p->lo, p->hi);
 	return NULL;
+}
+
+static void *
+start_part(void *arg)
+{
+	started_here = true;
+	return run_part(arg);
 }
 
 static int
@@ -55,13 +69,23 @@ processors(void)
 	return count;
 }
 
-/* The processors this process may use: its share where others share them. */
+/*
+ * The processors this process may use: its share where others share them
+ * (asked on the server's own thread; a thread started here takes what its
+ * starter saw last).
+ */
 static int
 usable_processors(void)
 {
-	int			sharers = mp_cpu_sharers ? mp_cpu_sharers() : 1;
+	if (!started_here)
+	{
+		int			sharers = mp_cpu_sharers ? mp_cpu_sharers() : 1;
 
-	return sharers > 1 ? (processors() / sharers > 1 ? processors() / sharers : 1) : processors();
+		usable_seen = processors() / (sharers > 1 ? sharers : 1);
+		if (usable_seen < 1)
+			usable_seen = 1;
+	}
+	return usable_seen > 0 ? usable_seen : processors();
 }
 
 int
@@ -105,7 +129,7 @@ mp_cpu_parallel(int threads, int64_t n, int64_t min_part, mp_part_fn fn, void *c
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 1; i < nparts; i++)
-		started[i] = pthread_create(&ids[i], NULL, run_part, &parts[i]) == 0;
+		started[i] = pthread_create(&ids[i], NULL, start_part, &parts[i]) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	run_part(&parts[0]);
@@ -130,6 +154,7 @@ run_job(void *arg)
 {
 	mp_cpu_job *job = arg;
 
+	started_here = true;
 	job->fn(job->ctx);
 	return NULL;
 }

@@ -29,8 +29,8 @@
  * reading the rows and running the calls then take the time of the longer
  * of the two, where row by row they add up.  Where they put it on the GPU
  * (mergepath.device = gpu, or under auto a batch whose calls average above
- * their operation's threshold), batches of BATCH_BYTES, run in turn.  test/bench/NOTES.md, "Batches of
- * per-row calls", has the sizes measured.
+ * their operation's threshold), batches of BATCH_BYTES, run in turn.
+ * test/bench/NOTES.md, "Batches of per-row calls", has the sizes measured.
  *
  * EXPLAIN shows the calls; EXPLAIN ANALYZE the batches, the backend that
  * ran them, the rows run one by one and the time of each phase (in a
@@ -682,7 +682,6 @@ static void
 launch(MergepathBatchState *state, batch_half *h)
 {
 	bool		beside = true,
-				gpu = false,
 				all_gpu = true;
 	double		t0 = mp_now_ms();
 
@@ -690,20 +689,19 @@ launch(MergepathBatchState *state, batch_half *h)
 	{
 		call_rows  *cr = &h->calls[k];
 		int64		elements = cr->off[0][h->nrows];
+		bool		gpu;
 
 		if (state->calls[k].fn->nargs > 1)
 			elements += cr->off[1][h->nrows];
 		/*
-		 * On the CPU for certain: the settings say so, or there is no GPU
-		 * here and they allow the CPU (mergepath.device = gpu raises its
-		 * error through mp_run instead).
+		 * For the GPU unless on the CPU for certain: the settings say so, or
+		 * there is no GPU here and they allow the CPU (mergepath.device = gpu
+		 * raises its error through mp_run instead).
 		 */
-		if (mp_device == MP_DEVICE_GPU ||
+		gpu = mp_device == MP_DEVICE_GPU ||
 			(mp_batch_gpu_chosen(state->calls[k].fn->op, elements, h->nrows) &&
-			 mp_gpu_may_be_present()))
-			gpu = true;
-		else
-			all_gpu = false;
+			 mp_gpu_may_be_present());
+		all_gpu &= gpu;
 		if (gpu || elements > BATCH_BESIDE_MAX)
 			beside = false;
 	}
