@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -778,18 +779,24 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
  * Whether a partial state is put in order before it leaves the process (a
  * parallel worker's, a Citus worker's).  That pays where the leader's work
  * runs on the CPU: the workers' sorts run side by side and the leader
- * merges a run a worker.  Where the leader's runs on the GPU, sorting
- * everything there is faster, since each worker is a new process that would
- * first set up a GPU context of its own (sql_bench.sh runs on the GPU host:
- * 4 workers' gpu_sort_agg of 10M keys 954 ms ordered in the workers, 290 ms
- * sorted by the leader).  A worker that would use the GPU for its own share
- * expects the leader to.
+ * merges a run a worker.  Where a parallel query's leader would run on the
+ * GPU, sorting everything there is faster, since each parallel worker is a
+ * new process that would first set up a GPU context of its own (sql_bench.sh
+ * runs on the GPU host: 4 workers' gpu_sort_agg of 10M keys 954 ms ordered
+ * in the workers, 290 ms sorted by the leader): a parallel worker that would
+ * use the GPU for its own share expects the leader to.  Any other process
+ * whose state leaves it (a Citus worker's shard query, on a connection the
+ * coordinator keeps, on a server with a GPU of its own) orders its share
+ * itself: the servers sort side by side, and the coordinator, which every
+ * state passes through, only merges.
  */
 static bool
 worker_orders(const mp_agg_state *state)
 {
 	if (mp_merge_runs != MP_RUNS_AUTO)
 		return mp_merge_runs == MP_RUNS_MERGE;
+	if (!IsParallelWorker())
+		return true;
 	return !mp_gpu_chosen(agg_op(state), state->values.n, NULL, 0);
 }
 

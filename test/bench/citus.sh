@@ -8,7 +8,9 @@
 # GPUS (default: nvidia-smi's count, none without it); CPUS_PER_WORKER: cores
 # a worker (and the coordinator) is kept to (default: all, see
 # test/citus/cluster.sh); QUERIES: which of citus.sql's queries, by number
-# (default all: 1-7).
+# (default all: 1-7); SHARDS: shards a table (default 32, Citus's default);
+# EXPLAIN=1: each shard query's plan and time for the per-row call and the
+# join, after the timings.
 set -euo pipefail
 export PSQL_PAGER=cat
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +26,8 @@ for w in ${WORKER_COUNTS:-1 2}; do
 		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off \
 		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_intermediate_result_size=-1 -o citus.max_cached_conns_per_worker=32 -- \
 		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
-		-v methods="${METHODS:-pg,cpu,gpu}" -v queries="${QUERIES:-1,2,3,4,5,6,7}" -v workers="$w" -v reps="${REPS:-1}" -f "$here/citus.sql"
+		-v methods="${METHODS:-pg,cpu,gpu}" -v queries="${QUERIES:-1,2,3,4,5,6,7}" -v workers="$w" -v reps="${REPS:-1}" \
+		-v shards="${SHARDS:-32}" ${EXPLAIN:+-v explain=1} -f "$here/citus.sql"
 done
 # one worker against the others, from the same script's runs
 echo "== ms by workers (query, method, workers, ms), and the speed-up over one worker"

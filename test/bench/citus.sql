@@ -12,7 +12,7 @@
 -- auto, where every worker has a GPU).  Appends the medians to
 -- /tmp/mergepath-citus-bench.tsv, which citus.sh sums up.
 SET client_min_messages = warning;
-SET citus.shard_count = 16;
+SET citus.shard_count = :shards;
 SET citus.propagate_set_commands = 'local';
 \set ON_ERROR_STOP 1
 
@@ -125,3 +125,11 @@ SELECT query, workers,
        max(ms) FILTER (WHERE method = 'gpu') AS gpu
 FROM bench_timings GROUP BY query, workers ORDER BY min(ctid);
 \copy bench_timings TO PROGRAM 'cat >> /tmp/mergepath-citus-bench.tsv'
+
+-- with explain set: each shard query's plan and time (citus.explain_all_tasks)
+-- for the per-row call and the join, under mergepath.device = auto
+\if :{?explain}
+SET citus.explain_all_tasks = on;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT sum(cardinality(gpu_intersect(a, b))) FROM arrs;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*), sum(a.v::int8 + b.w) FROM rows_a a JOIN rows_b b USING (id);
+\endif
