@@ -12,7 +12,11 @@
  * the same rules, until mp_cpu_wait joins it.  Plain C, no PostgreSQL
  * headers.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* sched_getaffinity, CPU_COUNT */
+#endif
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -55,6 +59,11 @@ start_part(void *arg)
 	return run_part(arg);
 }
 
+/*
+ * The processors this process may run on: its affinity mask (a server kept
+ * to some of the host's processors by taskset or a container's cpuset sees
+ * only those), else the host's count.
+ */
 static int
 processors(void)
 {
@@ -62,8 +71,12 @@ processors(void)
 
 	if (count == 0)
 	{
-		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+		cpu_set_t	set;
+		long		n;
 
+		CPU_ZERO(&set);
+		n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+			: sysconf(_SC_NPROCESSORS_ONLN);
 		count = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int) n;
 	}
 	return count;

@@ -23,7 +23,7 @@ for w in ${WORKER_COUNTS:-1 2}; do
 	env_gpus=()
 	[ "$gpus" -gt 0 ] && env_gpus=(GPUS="$gpus")
 	env WORKERS="$w" "${env_gpus[@]}" "$here/../citus/cluster.sh" \
-		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off \
+		-o shared_buffers=4GB -o max_worker_processes=32 -o jit=off -o max_prepared_transactions=64 \
 		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_intermediate_result_size=-1 -o citus.max_cached_conns_per_worker=32 -- \
 		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
 		-v methods="${METHODS:-pg,cpu,gpu}" -v queries="${QUERIES:-1,2,3,4,5,6,7}" -v workers="$w" -v reps="${REPS:-1}" \
