@@ -262,7 +262,8 @@ bench_shape(const shape &s)
 	{
 		std::vector<int64_t> out_off(pairs + 1);
 		mp_batch_call call = {c.kind, c.variant, mp_type_of<T>::v, pairs, ha.data(),
-			a_off.data(), hb.data(), b_off.data(), nullptr, out_off.data(), -1};
+			a_off.data(), hb.data(), b_off.data(), nullptr, out_off.data(), -1, nullptr, nullptr,
+			nullptr};
 		int64_t		room = mp_batch_room(&call);
 		size_t		osize = mp_batch_out_size(&call);
 		std::vector<char> host_out(room * osize + 1);

@@ -185,7 +185,7 @@ print_header(const char *what)
 	printf("%s, %d SMs; median of %d; %s\n\n", prop.name, prop.multiProcessorCount, reps, what);
 }
 
-static double
+[[maybe_unused]] static double
 host_ms(const std::function<void()> &f)
 {
 	auto		t0 = std::chrono::steady_clock::now();
