@@ -114,6 +114,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	piece<T>	d_fb = job.room<T>(merged_filter ? nb : 0);
 	piece<int64_t> d_faoff = job.room<int64_t>(merged_filter ? np + 1 : 0);
 	piece<int64_t> d_fboff = job.room<int64_t>(merged_filter ? np + 1 : 0);
+	piece<int64_t> d_parts = job.room<int64_t>(kind == MP_ARRAY_MERGE || merged_filter
+											   ? batch_merge_parts<T>(na + nb) : 0);
 	filter_scratch<T> fs;
 	piece<typename order<T>::key_type> d_keys =
 		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&
@@ -152,8 +154,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 		switch (kind)
 		{
 			case MP_ARRAY_MERGE:
-				return batch_merge_on_device(da, daoff, db, dboff, np, na + nb, job[d_out], flag,
-											 gpu_stream());
+				return batch_merge_on_device(da, daoff, db, dboff, np, na + nb, job[d_out],
+											 job[d_parts], flag, gpu_stream());
 			case MP_ARRAY_SEARCH:
 				return batch_search_on_device(da, daoff, db, dboff, np, nb,
 											  (mp_search) call->variant, job[d_ranks],
@@ -216,8 +218,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 			return batch_merge_on_device(op == MP_SYMDIFF ? (const T *) job[d_fa] : da,
 										 op == MP_SYMDIFF ? job[d_faoff] : daoff,
 										 (const T *) job[d_fb], job[d_fboff], np,
-										 kept_a + filtered.kept[1], job[d_out], nullptr,
-										 gpu_stream());
+										 kept_a + filtered.kept[1], job[d_out], job[d_parts],
+										 nullptr, gpu_stream());
 		}))
 			return st;
 

@@ -169,6 +169,7 @@ bench_shape(const shape &s)
 	T		   *out,
 			   *copy;
 	int		   *flag;
+	int64_t    *parts;
 	std::vector<T> ha = to_host(a, na),
 				hb = to_host(b, nb);
 	char		label[96];
@@ -176,6 +177,7 @@ bench_shape(const shape &s)
 	CK(cudaMalloc(&out, n * sizeof(T)));
 	CK(cudaMalloc(&copy, n * sizeof(T)));
 	CK(cudaMalloc(&flag, sizeof(int)));
+	CK(cudaMalloc(&parts, mp::batch_merge_parts<T>(n) * sizeof(int64_t)));
 	snprintf(label, sizeof(label), "%s, %" PRId64 " pairs of %" PRId64 " + %" PRId64,
 			 type_name<T>::get(), pairs, s.na, s.nb);
 
@@ -187,10 +189,11 @@ bench_shape(const shape &s)
 
 	/* the merge, beside CUB's over composite keys */
 	float		merge_ms = median_ms([&] {
-		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, flag, 0));
+		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, parts, flag, 0));
 	});
 	float		merge_unchecked_ms = median_ms([&] {
-		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, (int *) nullptr, 0));
+		CK(mp::batch_merge_on_device(a, d_aoff, b, d_boff, pairs, n, out, parts, (int *) nullptr,
+									 0));
 	});
 	float		cub_ms;
 	bool		same;
@@ -311,6 +314,7 @@ bench_shape(const shape &s)
 	CK(cudaFree(out));
 	CK(cudaFree(copy));
 	CK(cudaFree(flag));
+	CK(cudaFree(parts));
 	CK(cudaFree(d_aoff));
 	CK(cudaFree(d_boff));
 }

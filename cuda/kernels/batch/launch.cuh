@@ -25,20 +25,36 @@ batch_tiles(int64_t n)
 	return (n + batch_shape<T>::NV - 1) / batch_shape<T>::NV;
 }
 
-/* The merge of every pair: out[a_off[p] + b_off[p] ..) is pair p's. */
+/* The words of partition the batched merge of total outputs needs. */
+template <typename T>
+inline int64_t
+batch_merge_parts(int64_t total)
+{
+	return 2 * (batch_tiles<T>(total) + 1);
+}
+
+/*
+ * The merge of every pair: out[a_off[p] + b_off[p] ..) is pair p's.  parts:
+ * room for batch_merge_parts(total) words.
+ */
 template <typename T>
 inline cudaError_t
 batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
-					  int64_t npairs, int64_t total, T *out, int *unsorted, cudaStream_t stream)
+					  int64_t npairs, int64_t total, T *out, int64_t *parts, int *unsorted,
+					  cudaStream_t stream)
 {
 	constexpr int NT = batch_shape<T>::NT,
 				VT = batch_shape<T>::VT;
+	const int64_t tiles = batch_tiles<T>(total);
 
 	if (total == 0)
 		return cudaSuccess;
-	batch_merge_tile<T, NT, VT><<<batch_tiles<T>(total), NT, 0, stream>>>(a, a_off, b, b_off,
-																		  npairs, out,
-																		  unsorted);
+	batch_merge_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0, stream>>>(
+		a, a_off, b, b_off, npairs, parts, tiles + 1);
+	if (cudaError_t err = cudaGetLastError())
+		return err;
+	batch_merge_tile<T, NT, VT><<<(unsigned) tiles, NT, 0, stream>>>(a, a_off, b, b_off, npairs,
+																	  parts, out, unsorted);
 	return cudaGetLastError();
 }
 

@@ -121,12 +121,51 @@ pair_merge_path(A a, B b, int64_t k, int64_t lo, int64_t hi)
 }
 
 /*
- * The batched merge, one tile of NV outputs a block.  Warp 0 finds the
- * tile's two splits (pair, then Merge Path in it, over global memory); the
- * block copies its windows of a and b, each with the element before it, to
- * shared memory; each thread finds its own start in the windows and merges
- * VT outputs, moving to the next pair when one is done; the outputs leave
- * through shared memory, coalesced.
+ * The batched merge's partition: for each tile boundary d (t * NV, the last
+ * at the end of the outputs), the pair that holds d and the split of a
+ * there (pair, then Merge Path in it, over global memory), as parts[2t]
+ * (the split, an index into a) and parts[2t + 1] (the pair).  A thread a
+ * boundary, all of them at once: a tile that searched its own boundaries
+ * would wait some 27 dependent reads of global memory before its first
+ * load.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(128)
+batch_merge_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off,
+					  const T *__restrict__ b, const int64_t *__restrict__ b_off,
+					  int64_t npairs, int64_t *__restrict__ parts, int64_t nparts)
+{
+	constexpr int64_t NV = (int64_t) NT * VT;
+	const int64_t t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (t >= nparts)
+		return;
+
+	const merged_start o = {a_off, b_off};
+	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t d = t * NV < total ? t * NV : total;
+	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
+	const int64_t na = a_off[p + 1] - a_off[p],
+				nb = b_off[p + 1] - b_off[p];
+	const int64_t k = d - o(p);
+	const T    *pa = a + a_off[p],
+			   *pb = b + b_off[p];
+	const int64_t i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+										 [pb](int64_t x) { return pb[x]; }, k,
+										 k > nb ? k - nb : 0, k < na ? k : na);
+
+	parts[2 * t] = a_off[p] + i;
+	parts[2 * t + 1] = p;
+}
+
+/*
+ * The batched merge, one tile of NV outputs a block.  The tile's two
+ * splits and first pair come from the partition (its last pair is searched
+ * among the few pairs between the two boundaries'); the block copies its
+ * windows of a and b, each with the element before it, to shared memory;
+ * each thread finds its own start in the windows and merges VT outputs,
+ * moving to the next pair when one is done; the outputs leave through
+ * shared memory, coalesced.
  *
  * The check: each element a thread takes is compared with the one before
  * it on its side unless it starts its pair, and each thread must end where
@@ -138,7 +177,8 @@ template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				 const T *__restrict__ b, const int64_t *__restrict__ b_off, int64_t npairs,
-				 T *__restrict__ out, int *__restrict__ unsorted)
+				 const int64_t *__restrict__ parts, T *__restrict__ out,
+				 int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
 	__shared__ T s[NV + 2];
@@ -153,19 +193,11 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 
 	if (tid < 2)
 	{
-		const int64_t d = tid ? d1 : d0;
-		const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
-		const int64_t na = a_off[p + 1] - a_off[p],
-					nb = b_off[p + 1] - b_off[p];
-		const int64_t k = d - o(p);
-		const T    *pa = a + a_off[p],
-				   *pb = b + b_off[p];
-		const int64_t i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
-											 [pb](int64_t x) { return pb[x]; }, k,
-											 k > nb ? k - nb : 0, k < na ? k : na);
+		const int64_t *my = parts + 2 * (int64_t) blockIdx.x;
 
-		split[tid] = a_off[p] + i;
-		tile_pair[tid] = tid ? pair_of(o, d1 - 1, 0, npairs - 1) : p;
+		split[tid] = my[2 * tid];
+		/* the pair of d1 - 1: from d0's pair up to d1's */
+		tile_pair[tid] = tid ? pair_of(o, d1 - 1, my[1], my[3]) : my[1];
 	}
 	__syncthreads();
 
