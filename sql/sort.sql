@@ -250,6 +250,65 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 DROP TABLE agg_parallel;
 
+-- a state as the bytea it leaves its process as (in order; its sorted
+-- column as zigzag varint deltas where that is shorter: wire form 2, else 1),
+-- read back by an aggregate that starts from it: every type, elements close
+-- together, spread over the whole range, too sparse to code shorter, and the
+-- extremes; a state cut short or padded is refused
+CREATE FUNCTION pg_temp.state_round_trip(typ text, gen text) RETURNS text
+LANGUAGE plpgsql AS $f$
+DECLARE
+  state bytea;
+  got text;
+  want text;
+  cut text;
+  padded text;
+BEGIN
+  EXECUTE format('CREATE AGGREGATE pg_temp.collect_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea)', typ);
+  EXECUTE format('SELECT pg_temp.collect_rt(x) FROM (%s) s(x)', gen) INTO state;
+  EXECUTE format('SELECT array_agg(x ORDER BY x)::text FROM (%s) s(x) WHERE x IS NOT NULL', gen) INTO want;
+  EXECUTE format('CREATE AGGREGATE pg_temp.finish_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea, '
+                 'INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA)', typ, state::text);
+  EXECUTE format('SELECT pg_temp.finish_rt(NULL::%s)::text', typ) INTO got;
+  EXECUTE format('DROP AGGREGATE pg_temp.finish_rt(%s)', typ);
+  FOREACH cut IN ARRAY ARRAY[substr(state, 1, length(state) - 1)::text, (state || '\x00'::bytea)::text] LOOP
+    BEGIN
+      EXECUTE format('CREATE AGGREGATE pg_temp.finish_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea, '
+                     'INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA)', typ, cut);
+      EXECUTE format('SELECT pg_temp.finish_rt(NULL::%s)::text', typ);
+      EXECUTE format('DROP AGGREGATE pg_temp.finish_rt(%s)', typ);
+      padded := coalesce(padded || ' ', '') || 'accepted';
+    EXCEPTION WHEN invalid_binary_representation THEN
+      padded := coalesce(padded || ' ', '') || 'refused';
+    END;
+  END LOOP;
+  EXECUTE format('DROP AGGREGATE pg_temp.collect_rt(%s)', typ);
+  RETURN format('form %s, %s bytes, %s; cut, padded: %s', get_byte(state, 12), length(state),
+                CASE WHEN got = want THEN 'same' ELSE 'differs' END, padded);
+END $f$;
+SELECT typ, shape, pg_temp.state_round_trip(typ, gen)
+FROM (VALUES
+  ('int4', 'close', 'SELECT (hashint4(i) % 1000)::int4 FROM generate_series(1, 20000) i'),
+  ('int4', 'spread', 'SELECT hashint4(i) FROM generate_series(1, 20000) i'),
+  ('int4', 'extremes', $$VALUES (2147483647), (-2147483648), (0), (NULL), (-1), (2147483647), (-2147483648)$$),
+  ('int8', 'close', 'SELECT hashint8(i) % 100000 FROM generate_series(1, 20000) i'),
+  ('int8', 'spread', 'SELECT hashint8(i) * 4294967296 + hashint4(i) FROM generate_series(1, 20000) i'),
+  ('int8', 'sparse', 'SELECT hashint8(i) * 4294967296 + hashint4(i) FROM generate_series(1, 500) i'),
+  ('int8', 'extremes', $$VALUES (9223372036854775807), (-9223372036854775808), (0), (-1), (9223372036854775807)$$),
+  ('float4', 'close', 'SELECT ((hashint4(i) % 1000) / 8.0)::float4 FROM generate_series(1, 20000) i'),
+  ('float8', 'spread', 'SELECT hashint8(i)::float8 / (1 + abs(hashint4(i)::float8)) FROM generate_series(1, 20000) i'),
+  ('float8', 'extremes', $$VALUES ('NaN'::float8), ('-Infinity'), ('Infinity'), ('-0'), ('1e-308'), ('-1.5'), ('NaN')$$))
+  AS t(typ, shape, gen);
+-- a coded state read back by an aggregate of another type
+CREATE AGGREGATE pg_temp.collect_coded(int4) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea);
+DO $$
+BEGIN
+  EXECUTE format('CREATE AGGREGATE pg_temp.finish_coded8(int8) (SFUNC = mergepath_sort_agg_transfn, '
+                 'STYPE = bytea, INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA)',
+                 (SELECT pg_temp.collect_coded(x)::text FROM generate_series(1, 100) x));
+END $$;
+SELECT pg_temp.finish_coded8(NULL);
+
 -- refused inputs
 SELECT gpu_sort('{1,NULL,2}'::int4[]);
 SELECT gpu_sort('{{1,2},{3,4}}'::int8[]);

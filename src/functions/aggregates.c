@@ -40,6 +40,7 @@
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/expandeddatum.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -85,16 +86,28 @@ typedef struct mp_agg_state
 								 * int64 */
 } mp_agg_state;
 
-/* The flat form's header; the columns follow, values first. */
+/*
+ * The flat form's header; the columns follow, values first.  Where the
+ * state leaves the process in order, its sorted column (the values; the
+ * keys of gpu_sort_agg(value, key)) goes as the differences of successive
+ * elements, zigzag varints (as protocol buffers write signed integers), when
+ * that is shorter: a shard's sorted run of 625K int4 in a range of a
+ * million takes a byte an element instead of four, and a Citus coordinator
+ * receives it as hex text (two characters a byte) and decodes it alone.
+ */
 typedef struct mp_agg_wire
 {
 	Oid			elemtype;
 	int32		kind;
 	int32		keytype;
-	int32		sorted;			/* the values (keys) are one sorted run */
+	int32		sorted;			/* WIRE_* */
 	int64		nvalues;
 	int64		nunkeyed;
 } mp_agg_wire;
+
+#define WIRE_UNSORTED 0
+#define WIRE_SORTED 1			/* one sorted run, each column as it is */
+#define WIRE_SORTED_DELTAS 2	/* one sorted run, its sorted column as varints */
 
 static const char *
 agg_name(const mp_agg_state *state)
@@ -130,11 +143,26 @@ agg_context(FunctionCallInfo fcinfo)
 	return aggcontext;
 }
 
-/* A state as an expanded object: the header, then the state. */
+/*
+ * A state as an expanded object: the header, the state, and its flat form's
+ * body (after the varlena header) between PostgreSQL's asking for its size
+ * and for the form itself: the size of a coded column is known only once
+ * the column is in order.  The state only grows, so its counts tell whether
+ * the body is still its own.
+ */
+typedef struct agg_flat
+{
+	char	   *body;			/* in the state's memory context, or NULL */
+	Size		size;
+	int64		nvalues;		/* the state's counts when it was made */
+	int64		nunkeyed;
+} agg_flat;
+
 typedef struct agg_eoh
 {
 	ExpandedObjectHeader hdr;
 	mp_agg_state state;
+	agg_flat	flat;
 } agg_eoh;
 
 static Size agg_flat_size(ExpandedObjectHeader *eohptr);
@@ -278,6 +306,13 @@ agg_columns(mp_agg_state *state, agg_column **cols, size_t *sizes)
 	return 3;
 }
 
+/* Which of agg_columns' columns is in order in a sorted state. */
+static inline int
+sorted_col(int ncols)
+{
+	return ncols > 1 ? 1 : 0;
+}
+
 /* The malformed state's error: one that came from SQL, not from mergepath. */
 static void
 malformed(void)
@@ -285,6 +320,129 @@ malformed(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 			 errmsg("mergepath: malformed aggregate state")));
+}
+
+/*
+ * The sorted column's deltas (WIRE_SORTED_DELTAS): each element's
+ * difference from the one before (the first's from 0), in the element's
+ * width with wrap-around, zigzag-coded and written 7 bits a byte, low bits
+ * first, the high bit set on every byte but the last.  Exact for every bit
+ * pattern, floats' too; short where successive elements are close.
+ */
+static inline uint64
+delta_of(const char *col, size_t elsize, int64 i, uint64 *prev)
+{
+	uint64		cur;
+	uint64		z;
+
+	if (elsize == 4)
+	{
+		uint32		c;
+		int32		d;
+
+		memcpy(&c, col + (Size) i * 4, 4);
+		d = (int32) (c - (uint32) *prev);
+		z = (uint32) (((uint32) d << 1) ^ (uint32) (d >> 31));
+		cur = c;
+	}
+	else
+	{
+		int64		d;
+
+		memcpy(&cur, col + (Size) i * 8, 8);
+		d = (int64) (cur - *prev);
+		z = ((uint64) d << 1) ^ (uint64) (d >> 63);
+	}
+	*prev = cur;
+	return z;
+}
+
+/* The coded length of n elements of elsize bytes. */
+static Size
+deltas_size(const char *col, size_t elsize, int64 n)
+{
+	uint64		prev = 0;
+	Size		len = 0;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		uint64		z = delta_of(col, elsize, i, &prev);
+
+		do
+		{
+			len++;
+			z >>= 7;
+		} while (z != 0);
+	}
+	return len;
+}
+
+/* n elements coded into out, which has deltas_size's room; returns its end. */
+static char *
+deltas_put(const char *col, size_t elsize, int64 n, char *out)
+{
+	uint64		prev = 0;
+	uint8	   *at = (uint8 *) out;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		uint64		z = delta_of(col, elsize, i, &prev);
+
+		while (z >= 0x80)
+		{
+			*at++ = (uint8) (z | 0x80);
+			z >>= 7;
+		}
+		*at++ = (uint8) z;
+	}
+	return (char *) at;
+}
+
+/*
+ * n elements read back from exactly len coded bytes into col; false where
+ * the bytes are not such a coding (too few or too many, a varint longer than
+ * the element's width allows).
+ */
+static bool
+deltas_get(const char *in, Size len, size_t elsize, int64 n, char *col)
+{
+	const uint8 *at = (const uint8 *) in;
+	const uint8 *end = at + len;
+	uint64		prev = 0;
+	int			bits = (int) elsize * 8;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		uint64		z = 0;
+		int			shift = 0;
+		uint64		d;
+
+		for (;;)
+		{
+			uint8		b;
+
+			if (at == end || shift >= bits)
+				return false;
+			b = *at++;
+			z |= (uint64) (b & 0x7f) << shift;
+			shift += 7;
+			if (!(b & 0x80))
+				break;
+		}
+		if (bits == 32 && z > PG_UINT32_MAX)
+			return false;
+		d = (z >> 1) ^ (~(z & 1) + 1);
+		prev += d;
+		if (elsize == 4)
+		{
+			uint32		c = (uint32) prev;
+
+			memcpy(col + (Size) i * 4, &c, 4);
+		}
+		else
+			memcpy(col + (Size) i * 8, &prev, 8);
+	}
+	return at == end;
 }
 
 /*
@@ -302,6 +460,7 @@ agg_decode(const bytea *wire, MemoryContext aggcontext)
 	int			ncols;
 	Size		nbytes = sizeof(head);
 	const char *at;
+	int			coded;
 
 	if (VARSIZE_ANY_EXHDR(wire) < sizeof(head))
 		malformed();
@@ -311,7 +470,8 @@ agg_decode(const bytea *wire, MemoryContext aggcontext)
 		(head.elemtype != INT4OID && head.elemtype != INT8OID &&
 		 head.elemtype != FLOAT4OID && head.elemtype != FLOAT8OID) ||
 		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocHugeSize ||
-		head.nunkeyed > MaxAllocHugeSize || (head.kind != AGG_SORT_BY_KEY && head.nunkeyed != 0))
+		head.nunkeyed > MaxAllocHugeSize || (head.kind != AGG_SORT_BY_KEY && head.nunkeyed != 0) ||
+		head.sorted < WIRE_UNSORTED || head.sorted > WIRE_SORTED_DELTAS)
 		malformed();
 	if (aggcontext)
 		state = agg_state_new(aggcontext, head.kind, head.elemtype, head.keytype,
@@ -329,22 +489,30 @@ agg_decode(const bytea *wire, MemoryContext aggcontext)
 		cols[1]->n = head.nvalues;
 		cols[2]->n = head.nunkeyed;
 	}
+	/* the coded column (sorted_col) takes what the others leave, a byte an element at least */
+	coded = head.sorted == WIRE_SORTED_DELTAS ? sorted_col(ncols) : -1;
 	for (int c = 0; c < ncols; c++)
-		nbytes += (Size) cols[c]->n * sizes[c];
-	if (VARSIZE_ANY_EXHDR(wire) != nbytes)
+		if (c != coded)
+			nbytes += (Size) cols[c]->n * sizes[c];
+	if (coded >= 0 ? VARSIZE_ANY_EXHDR(wire) < nbytes + (Size) cols[coded]->n
+		: VARSIZE_ANY_EXHDR(wire) != nbytes)
 		malformed();
 	at = VARDATA_ANY(wire) + sizeof(head);
 	for (int c = 0; c < ncols; c++)
 	{
 		Size		len = (Size) cols[c]->n * sizes[c];
+		Size		wire_len = c != coded ? len : VARSIZE_ANY_EXHDR(wire) - nbytes;
 
 		cols[c]->room = cols[c]->n;
 		if (len > 0)
 		{
 			cols[c]->data = MemoryContextAllocHuge(state->cxt, len);
-			memcpy(cols[c]->data, at, len);
+			if (c != coded)
+				memcpy(cols[c]->data, at, len);
+			else if (!deltas_get(at, wire_len, sizes[c], cols[c]->n, cols[c]->data))
+				malformed();
 		}
-		at += len;
+		at += wire_len;
 	}
 	if (state->sorted && state->values.n > 0)
 		append_run_end(state, state->values.n);
@@ -403,10 +571,65 @@ agg_arg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcontext, bool writa
 }
 
 /*
+ * The argument types functions declare, for calls with no expression to
+ * take them from: Citus's partial aggregates call the transition and final
+ * functions through an FmgrInfo made afresh for each row, so fn_extra
+ * keeps nothing from one row to the next, and a catalog lookup a row cost
+ * about as much as the transition itself.  A few functions' entries, kept
+ * until pg_proc changes.
+ */
+#define DECLARED_SLOTS 8
+typedef struct declared_types
+{
+	Oid			fn;
+	Oid			types[3];
+} declared_types;
+static declared_types declared[DECLARED_SLOTS];
+static int	declared_next;
+static bool declared_watched;
+
+static void
+declared_forget(Datum arg, int cacheid, uint32 hashvalue)
+{
+	memset(declared, 0, sizeof(declared));
+}
+
+static void
+declared_types_of(Oid fn, Oid *types)
+{
+	HeapTuple	tp;
+	Form_pg_proc proc;
+	declared_types *slot;
+
+	for (int i = 0; i < DECLARED_SLOTS; i++)
+		if (declared[i].fn == fn)
+		{
+			memcpy(types, declared[i].types, sizeof(declared[i].types));
+			return;
+		}
+	if (!declared_watched)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, declared_forget, (Datum) 0);
+		declared_watched = true;
+	}
+	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for function %u", fn);
+	proc = (Form_pg_proc) GETSTRUCT(tp);
+	slot = &declared[declared_next];
+	declared_next = (declared_next + 1) % DECLARED_SLOTS;
+	memset(slot->types, 0, sizeof(slot->types));
+	for (int i = 0; i < 3 && i < proc->pronargs; i++)
+		slot->types[i] = proc->proargtypes.values[i];
+	slot->fn = fn;
+	ReleaseSysCache(tp);
+	memcpy(types, slot->types, sizeof(slot->types));
+}
+
+/*
  * The type of argument argno: as the call's expression has it, or, where
- * there is none (Citus calls the transition and final functions of a
- * partial aggregate through an FmgrInfo of its own), as the function
- * declares it.  Cached in fn_extra for the calls that share the FmgrInfo.
+ * there is none, as the function declares it.  Cached in fn_extra for the
+ * calls that share the FmgrInfo.
  */
 static Oid
 arg_type(FunctionCallInfo fcinfo, int argno)
@@ -416,20 +639,11 @@ arg_type(FunctionCallInfo fcinfo, int argno)
 	if (types == NULL)
 	{
 		types = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, 3 * sizeof(Oid));
-		for (int i = 0; i < 3 && i < fcinfo->nargs; i++)
-			types[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
+		if (fcinfo->flinfo->fn_expr != NULL)
+			for (int i = 0; i < 3 && i < fcinfo->nargs; i++)
+				types[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
 		if (!OidIsValid(types[argno]))
-		{
-			HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
-			Form_pg_proc proc;
-
-			if (!HeapTupleIsValid(tp))
-				elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
-			proc = (Form_pg_proc) GETSTRUCT(tp);
-			for (int i = 0; i < 3 && i < proc->pronargs; i++)
-				types[i] = proc->proargtypes.values[i];
-			ReleaseSysCache(tp);
-		}
+			declared_types_of(fcinfo->flinfo->fn_oid, types);
 		fcinfo->flinfo->fn_extra = types;
 	}
 	if (!OidIsValid(types[argno]) || IsPolymorphicType(types[argno]))
@@ -800,69 +1014,122 @@ worker_orders(const mp_agg_state *state)
 	return !mp_gpu_chosen(agg_op(state), state->values.n, NULL, 0);
 }
 
-/* The flat form's size: the header and the columns. */
-static Size
-agg_flat_size(ExpandedObjectHeader *eohptr)
-{
-	mp_agg_state *state = &((agg_eoh *) eohptr)->state;
-	agg_column *cols[3];
-	size_t		sizes[3];
-	int			ncols = agg_columns(state, cols, sizes);
-	Size		nbytes = VARHDRSZ + sizeof(mp_agg_wire);
-
-	for (int c = 0; c < ncols; c++)
-		nbytes += (Size) cols[c]->n * sizes[c];
-	if (nbytes > MaxAllocSize)
-		mp_refuse_result(agg_name(state), state->values.n + state->unkeyed.n);
-	return nbytes;
-}
-
 /*
- * The flat form, where the state leaves the process: in order when
- * worker_orders says so (sorted or merged here, in the worker that
- * collected it), else as it is.
+ * The flat form's body (after the varlena header), made into the expanded
+ * object's agg_flat: in order when worker_orders says so (sorted or merged
+ * here, in the worker that collected it), the sorted column then coded
+ * where that is shorter; else as it is.  Sorting, coding and the body
+ * allocate in the state's memory context, never the caller's: flattening
+ * runs wherever a tuple is formed, in a context that may not free a chunk
+ * (a tuplesort's bump context from PostgreSQL 17 on).
  */
 static void
-agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+agg_flat_make(agg_eoh *eoh)
 {
-	mp_agg_state *state = &((agg_eoh *) eohptr)->state;
+	mp_agg_state *state = &eoh->state;
 	agg_column *cols[3];
 	size_t		sizes[3];
 	int			ncols = agg_columns(state, cols, sizes);
+	int			sc = sorted_col(ncols);
 	mp_agg_wire head;
+	Size		raw = sizeof(head);
+	Size		coded_len = 0;
+	char	   *ordered[3] = {NULL, NULL, NULL};
 	char	   *at;
+	MemoryContext work;
+	MemoryContext old;
 
-	/*
-	 * Flattening runs wherever a tuple is formed, in the caller's memory
-	 * context, which may be one that cannot free a chunk (a tuplesort's bump
-	 * context from PostgreSQL 17 on): the sort or merge below allocates and
-	 * frees in a context of its own.
-	 */
-	MemoryContext work = AllocSetContextCreate(state->cxt, "mergepath aggregate flatten",
-											   ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(work);
+	for (int c = 0; c < ncols; c++)
+		raw += (Size) cols[c]->n * sizes[c];
+	if (VARHDRSZ + raw > MaxAllocSize)
+		mp_refuse_result(agg_name(state), state->values.n + state->unkeyed.n);
+	if (eoh->flat.body)
+		pfree(eoh->flat.body);
+	eoh->flat.body = NULL;
 
-	SET_VARSIZE(result, allocated_size);
+	work = AllocSetContextCreate(state->cxt, "mergepath aggregate flatten",
+								 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(work);
 	memset(&head, 0, sizeof(head));
 	head.elemtype = state->elemtype;
 	head.kind = state->kind;
 	head.keytype = state->keytype;
-	head.sorted = (state->sorted && state->runs.n <= 1) || worker_orders(state);
+	head.sorted = (state->sorted && state->runs.n <= 1) || worker_orders(state)
+		? WIRE_SORTED : WIRE_UNSORTED;
 	head.nvalues = state->values.n;
 	head.nunkeyed = state->unkeyed.n;
-	memcpy(VARDATA(result), &head, sizeof(head));
-	at = VARDATA(result) + sizeof(head);
-	if (head.sorted)
-		agg_put_in_order(state, at, ncols > 1 ? at + (Size) cols[0]->n * sizes[0] : NULL);
+	for (int c = 0; c < ncols; c++)
+		ordered[c] = cols[c]->data;
+	if (head.sorted == WIRE_SORTED && state->values.n > 0)
+	{
+		if (!(state->sorted && state->runs.n <= 1))
+		{
+			ordered[0] = palloc_extended((Size) cols[0]->n * sizes[0], MCXT_ALLOC_HUGE);
+			if (ncols > 1)
+				ordered[1] = palloc_extended((Size) cols[1]->n * sizes[1], MCXT_ALLOC_HUGE);
+			agg_put_in_order(state, ordered[0], ncols > 1 ? ordered[1] : NULL);
+		}
+		coded_len = deltas_size(ordered[sc], sizes[sc], cols[sc]->n);
+		if (coded_len < (Size) cols[sc]->n * sizes[sc])
+			head.sorted = WIRE_SORTED_DELTAS;
+	}
+	eoh->flat.size = head.sorted == WIRE_SORTED_DELTAS
+		? raw - (Size) cols[sc]->n * sizes[sc] + coded_len : raw;
+	eoh->flat.body = MemoryContextAllocHuge(state->cxt, eoh->flat.size);
+	memcpy(eoh->flat.body, &head, sizeof(head));
+	at = eoh->flat.body + sizeof(head);
 	for (int c = 0; c < ncols; c++)
 	{
-		/* (values and keys are in already when sorted) */
-		if ((c == 2 || !head.sorted) && cols[c]->n > 0)
-			memcpy(at, cols[c]->data, (Size) cols[c]->n * sizes[c]);
-		at += (Size) cols[c]->n * sizes[c];
+		if (c == sc && head.sorted == WIRE_SORTED_DELTAS)
+			at = deltas_put(ordered[c], sizes[c], cols[c]->n, at);
+		else
+		{
+			if (cols[c]->n > 0)
+				memcpy(at, ordered[c], (Size) cols[c]->n * sizes[c]);
+			at += (Size) cols[c]->n * sizes[c];
+		}
 	}
+	Assert(at == eoh->flat.body + eoh->flat.size);
+	eoh->flat.nvalues = state->values.n;
+	eoh->flat.nunkeyed = state->unkeyed.n;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(work);
+}
+
+/* The expanded object's flat body, made unless it is made for the state as it is. */
+static agg_flat *
+agg_flat_of(agg_eoh *eoh)
+{
+	if (eoh->flat.body == NULL || eoh->flat.nvalues != eoh->state.values.n ||
+		eoh->flat.nunkeyed != eoh->state.unkeyed.n)
+		agg_flat_make(eoh);
+	return &eoh->flat;
+}
+
+/* The flat form's size: the varlena header and the body. */
+static Size
+agg_flat_size(ExpandedObjectHeader *eohptr)
+{
+	return VARHDRSZ + agg_flat_of((agg_eoh *) eohptr)->size;
+}
+
+/*
+ * The flat form: the body agg_flat_size made (made again only where the
+ * state grew in between), which is then let go.
+ */
+static void
+agg_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	agg_eoh    *eoh = (agg_eoh *) eohptr;
+	agg_flat   *flat = agg_flat_of(eoh);
+
+	if (allocated_size != VARHDRSZ + flat->size)
+		elog(ERROR, "mergepath: aggregate state of %zu bytes flattened into %zu",
+			 VARHDRSZ + flat->size, allocated_size);
+	SET_VARSIZE(result, allocated_size);
+	memcpy(VARDATA(result), flat->body, flat->size);
+	pfree(flat->body);
+	flat->body = NULL;
 }
 
 /*
