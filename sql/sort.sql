@@ -254,22 +254,33 @@ DROP TABLE agg_parallel;
 -- column as zigzag varint deltas where that is shorter: wire form 2, else 1),
 -- read back by an aggregate that starts from it: every type, elements close
 -- together, spread over the whole range, too sparse to code shorter, and the
--- extremes; a state cut short or padded is refused
+-- extremes; the states of the odd and the even rows read back by the
+-- combine function; a state cut short or padded is refused
+CREATE AGGREGATE pg_temp.combine_rt(bytea) (SFUNC = mergepath_agg_combine, STYPE = bytea);
 CREATE FUNCTION pg_temp.state_round_trip(typ text, gen text) RETURNS text
 LANGUAGE plpgsql AS $f$
 DECLARE
   state bytea;
+  combined bytea;
   got text;
+  got_combined text;
   want text;
   cut text;
   padded text;
 BEGIN
   EXECUTE format('CREATE AGGREGATE pg_temp.collect_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea)', typ);
   EXECUTE format('SELECT pg_temp.collect_rt(x) FROM (%s) s(x)', gen) INTO state;
+  EXECUTE format('SELECT pg_temp.combine_rt(st) FROM (SELECT pg_temp.collect_rt(x) st '
+                 'FROM (SELECT x, row_number() OVER () %% 2 AS odd FROM (%s) s(x)) r GROUP BY odd) h', gen)
+    INTO combined;
   EXECUTE format('SELECT array_agg(x ORDER BY x)::text FROM (%s) s(x) WHERE x IS NOT NULL', gen) INTO want;
   EXECUTE format('CREATE AGGREGATE pg_temp.finish_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea, '
                  'INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA)', typ, state::text);
   EXECUTE format('SELECT pg_temp.finish_rt(NULL::%s)::text', typ) INTO got;
+  EXECUTE format('DROP AGGREGATE pg_temp.finish_rt(%s)', typ);
+  EXECUTE format('CREATE AGGREGATE pg_temp.finish_rt(%s) (SFUNC = mergepath_sort_agg_transfn, STYPE = bytea, '
+                 'INITCOND = %L, FINALFUNC = mergepath_sort_agg_finalfn, FINALFUNC_EXTRA)', typ, combined::text);
+  EXECUTE format('SELECT pg_temp.finish_rt(NULL::%s)::text', typ) INTO got_combined;
   EXECUTE format('DROP AGGREGATE pg_temp.finish_rt(%s)', typ);
   FOREACH cut IN ARRAY ARRAY[substr(state, 1, length(state) - 1)::text, (state || '\x00'::bytea)::text] LOOP
     BEGIN
@@ -283,8 +294,17 @@ BEGIN
     END;
   END LOOP;
   EXECUTE format('DROP AGGREGATE pg_temp.collect_rt(%s)', typ);
-  RETURN format('form %s, %s bytes, %s; cut, padded: %s', get_byte(state, 12), length(state),
-                CASE WHEN got = want THEN 'same' ELSE 'differs' END, padded);
+  -- and the same two cut into the combine function
+  BEGIN
+    PERFORM pg_temp.combine_rt(st) FROM (VALUES (state), (substr(state, 1, length(state) - 1))) v(st);
+    padded := padded || ' accepted';
+  EXCEPTION WHEN invalid_binary_representation THEN
+    padded := padded || ' refused';
+  END;
+  RETURN format('form %s, %s bytes, %s, combined %s; cut, padded, cut combined: %s',
+                get_byte(state, 12), length(state),
+                CASE WHEN got = want THEN 'same' ELSE 'differs' END,
+                CASE WHEN got_combined = want THEN 'same' ELSE 'differs' END, padded);
 END $f$;
 SELECT typ, shape, pg_temp.state_round_trip(typ, gen)
 FROM (VALUES

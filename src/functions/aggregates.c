@@ -446,76 +446,100 @@ deltas_get(const char *in, Size len, size_t elsize, int64 n, char *col)
 }
 
 /*
+ * A flat state's header, every field checked, since a bytea can come from
+ * anywhere (each element takes a byte at least, so the counts are bounded
+ * by the length).
+ */
+static void
+wire_head(const bytea *wire, mp_agg_wire *head)
+{
+	Size		len = VARSIZE_ANY_EXHDR(wire);
+
+	if (len < sizeof(*head))
+		malformed();
+	memcpy(head, VARDATA_ANY(wire), sizeof(*head));
+	if (head->kind < AGG_SORT || head->kind > AGG_SORT_BY_KEY ||
+		head->keytype < MP_INT4 || head->keytype > MP_FLOAT8 ||
+		(head->elemtype != INT4OID && head->elemtype != INT8OID &&
+		 head->elemtype != FLOAT4OID && head->elemtype != FLOAT8OID) ||
+		head->nvalues < 0 || head->nunkeyed < 0 || (Size) head->nvalues > len ||
+		(Size) head->nunkeyed > len || (head->kind != AGG_SORT_BY_KEY && head->nunkeyed != 0) ||
+		head->sorted < WIRE_UNSORTED || head->sorted > WIRE_SORTED_DELTAS)
+		malformed();
+}
+
+/*
+ * A flat state's columns appended to a state of its kind and types, each
+ * read straight into its place, and its run after the state's while both
+ * are sorted (as the combine function does with two states).
+ */
+static void
+agg_append_wire(mp_agg_state *state, const mp_agg_wire *head, const bytea *wire)
+{
+	agg_column *cols[3];
+	size_t		sizes[3];
+	int			ncols = agg_columns(state, cols, sizes);
+	int64		counts[3] = {head->nvalues, head->nvalues, head->nunkeyed};
+	int			coded = head->sorted == WIRE_SORTED_DELTAS ? sorted_col(ncols) : -1;
+	Size		nbytes = sizeof(*head);
+	int64		before = state->values.n;
+	const char *at;
+
+	/* the coded column takes what the others leave, a byte an element at least */
+	for (int c = 0; c < ncols; c++)
+		if (c != coded)
+			nbytes += (Size) counts[c] * sizes[c];
+	if (coded >= 0 ? VARSIZE_ANY_EXHDR(wire) < nbytes + (Size) counts[coded]
+		: VARSIZE_ANY_EXHDR(wire) != nbytes)
+		malformed();
+	at = VARDATA_ANY(wire) + sizeof(*head);
+	for (int c = 0; c < ncols; c++)
+	{
+		Size		len = (Size) counts[c] * sizes[c];
+		Size		wire_len = c != coded ? len : VARSIZE_ANY_EXHDR(wire) - nbytes;
+
+		if (counts[c] > 0)
+		{
+			void	   *slot = agg_reserve(state, cols[c], sizes[c], counts[c]);
+
+			if (c != coded)
+				memcpy(slot, at, len);
+			else if (!deltas_get(at, wire_len, sizes[c], counts[c], slot))
+				malformed();
+			cols[c]->n += counts[c];
+		}
+		at += wire_len;
+	}
+	if (head->nvalues == 0)
+		return;
+	state->sorted = (state->sorted || before == 0) && head->sorted != WIRE_UNSORTED;
+	if (!state->sorted)
+		state->runs.n = 0;
+	else
+		append_run_end(state, state->values.n);
+}
+
+/*
  * A flat state read back: a new expanded object in aggcontext, or, with
- * aggcontext NULL, a state to read in the current memory context.  Every
- * field is checked, since a bytea can come from anywhere.
+ * aggcontext NULL, a state to read in the current memory context.
  */
 static mp_agg_state *
 agg_decode(const bytea *wire, MemoryContext aggcontext)
 {
 	mp_agg_wire head;
 	mp_agg_state *state;
-	agg_column *cols[3];
-	size_t		sizes[3];
-	int			ncols;
-	Size		nbytes = sizeof(head);
-	const char *at;
-	int			coded;
 
-	if (VARSIZE_ANY_EXHDR(wire) < sizeof(head))
-		malformed();
-	memcpy(&head, VARDATA_ANY(wire), sizeof(head));
-	if (head.kind < AGG_SORT || head.kind > AGG_SORT_BY_KEY ||
-		head.keytype < MP_INT4 || head.keytype > MP_FLOAT8 ||
-		(head.elemtype != INT4OID && head.elemtype != INT8OID &&
-		 head.elemtype != FLOAT4OID && head.elemtype != FLOAT8OID) ||
-		head.nvalues < 0 || head.nunkeyed < 0 || head.nvalues > MaxAllocHugeSize ||
-		head.nunkeyed > MaxAllocHugeSize || (head.kind != AGG_SORT_BY_KEY && head.nunkeyed != 0) ||
-		head.sorted < WIRE_UNSORTED || head.sorted > WIRE_SORTED_DELTAS)
-		malformed();
+	wire_head(wire, &head);
 	if (aggcontext)
 		state = agg_state_new(aggcontext, head.kind, head.elemtype, head.keytype,
-							  head.sorted != 0);
+							  head.sorted != WIRE_UNSORTED);
 	else
 	{
 		state = palloc(sizeof(mp_agg_state));
 		agg_state_init(state, CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
-					   head.sorted != 0);
+					   head.sorted != WIRE_UNSORTED);
 	}
-	ncols = agg_columns(state, cols, sizes);
-	cols[0]->n = head.nvalues;
-	if (ncols > 1)
-	{
-		cols[1]->n = head.nvalues;
-		cols[2]->n = head.nunkeyed;
-	}
-	/* the coded column (sorted_col) takes what the others leave, a byte an element at least */
-	coded = head.sorted == WIRE_SORTED_DELTAS ? sorted_col(ncols) : -1;
-	for (int c = 0; c < ncols; c++)
-		if (c != coded)
-			nbytes += (Size) cols[c]->n * sizes[c];
-	if (coded >= 0 ? VARSIZE_ANY_EXHDR(wire) < nbytes + (Size) cols[coded]->n
-		: VARSIZE_ANY_EXHDR(wire) != nbytes)
-		malformed();
-	at = VARDATA_ANY(wire) + sizeof(head);
-	for (int c = 0; c < ncols; c++)
-	{
-		Size		len = (Size) cols[c]->n * sizes[c];
-		Size		wire_len = c != coded ? len : VARSIZE_ANY_EXHDR(wire) - nbytes;
-
-		cols[c]->room = cols[c]->n;
-		if (len > 0)
-		{
-			cols[c]->data = MemoryContextAllocHuge(state->cxt, len);
-			if (c != coded)
-				memcpy(cols[c]->data, at, len);
-			else if (!deltas_get(at, wire_len, sizes[c], cols[c]->n, cols[c]->data))
-				malformed();
-		}
-		at += wire_len;
-	}
-	if (state->sorted && state->values.n > 0)
-		append_run_end(state, state->values.n);
+	agg_append_wire(state, &head, wire);
 	return state;
 }
 
@@ -544,6 +568,14 @@ agg_copy(const mp_agg_state *from, MemoryContext aggcontext)
 	return state;
 }
 
+/* Whether a Datum is one of our expanded objects. */
+static bool
+is_expanded_state(Datum d)
+{
+	return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) &&
+		DatumGetEOHP(d)->eoh_methods == &agg_eoh_methods;
+}
+
 /*
  * The state in argument argno, or NULL: one of ours (an expanded object) as
  * it is, unless writable is asked for and it is read-only (then a copy); a
@@ -559,8 +591,7 @@ agg_arg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcontext, bool writa
 	if (PG_ARGISNULL(argno))
 		return NULL;
 	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) &&
-		DatumGetEOHP(d)->eoh_methods == &agg_eoh_methods)
+	if (is_expanded_state(d))
 	{
 		state = &((agg_eoh *) DatumGetEOHP(d))->state;
 		if (writable && !VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
@@ -943,7 +974,9 @@ mergepath_agg_finalfn(PG_FUNCTION_ARGS)
 
 /*
  * Two partial states: each column of the second appended to the first's,
- * and its runs after the first's while both are sorted.
+ * and its runs after the first's while both are sorted.  A flat second
+ * state (a parallel worker's, or a Citus worker's on the coordinator) is
+ * read straight into the first.
  */
 PG_FUNCTION_INFO_V1(mergepath_agg_combine);
 Datum
@@ -951,13 +984,29 @@ mergepath_agg_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcontext = agg_context(fcinfo);
 	mp_agg_state *s1 = agg_arg(fcinfo, 0, aggcontext, true);
-	mp_agg_state *s2 = agg_arg(fcinfo, 1, aggcontext, false);
+	mp_agg_state *s2;
 	agg_column *c1[3],
 			   *c2[3];
 	size_t		sizes[3];
 	int			ncols;
 	int64		before;
 
+	if (!PG_ARGISNULL(1) && !is_expanded_state(PG_GETARG_DATUM(1)))
+	{
+		const bytea *wire = PG_GETARG_BYTEA_PP(1);
+		mp_agg_wire head;
+		mp_agg_state as_sent;
+
+		wire_head(wire, &head);
+		agg_state_init(&as_sent, CurrentMemoryContext, head.kind, head.elemtype, head.keytype,
+					   false);
+		if (s1 == NULL)
+			s1 = agg_state_new(aggcontext, head.kind, head.elemtype, head.keytype, true);
+		agg_expect(&as_sent, s1->kind, s1->elemtype, s1->keytype);
+		agg_append_wire(s1, &head, wire);
+		PG_RETURN_DATUM(agg_datum(s1));
+	}
+	s2 = agg_arg(fcinfo, 1, aggcontext, false);
 	if (s2 == NULL)
 	{
 		if (s1 == NULL)
