@@ -4,7 +4,7 @@
 -- one, and on the CPU backend) and without it: the per-row calls batched
 -- (MergepathBatch) against the same calls row by row, the aggregates split
 -- into partial states or pushed down whole (grouped by the distribution
--- column, 128 groups) against PostgreSQL's array_agg(v ORDER BY v), a sort
+-- column, GROUPS groups) against PostgreSQL's array_agg(v ORDER BY v), a sort
 -- on the workers (a window over the distribution column) and a co-located
 -- join against PostgreSQL's sort and join.  Columns: off (mergepath's nodes
 -- off, the functions called row by row, PostgreSQL's own aggregate), cpu
@@ -34,8 +34,8 @@ SELECT create_distributed_table('rows_g', 'g', colocate_with => 'none');
 -- array ascending by construction (element j of 100 in [10j, 10j + 9], so
 -- that a pair shares about a tenth of its elements; the subqueries name n:
 -- an uncorrelated one runs once, and every pair would be the same); for
--- rows_g, the rows of 1..n whose group (i % 128) does
-CREATE FUNCTION bench_fill(shard text, n bigint, arr_n bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+-- rows_g, the rows of 1..n whose group (i % groups) does
+CREATE FUNCTION bench_fill(shard text, n bigint, arr_n bigint, groups int) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   sid bigint := regexp_replace(shard, '^.*_', '')::bigint;
   lo int;
@@ -53,9 +53,9 @@ BEGIN
       WHERE worker_hash(i) BETWEEN $2 AND $3$q$, shard) USING arr_n, lo, hi;
   ELSIF shard LIKE '%rows_g%' THEN
     EXECUTE format($q$INSERT INTO %s
-      SELECT (i %% 128)::int4, (random() * 1e6)::int4
-      FROM generate_series(1, $1) i WHERE worker_hash((i %% 128)::int4) BETWEEN $2 AND $3$q$, shard)
-      USING n, lo, hi;
+      SELECT (i %% $4)::int4, (random() * 1e6)::int4
+      FROM generate_series(1, $1) i WHERE worker_hash((i %% $4)::int4) BETWEEN $2 AND $3$q$, shard)
+      USING n, lo, hi, groups;
   ELSE
     EXECUTE format($q$INSERT INTO %s
       SELECT i, (random() * 1e9)::int8, (random() * 1e6)::int4
@@ -69,7 +69,7 @@ END $$;
 SELECT t AS "table", sum(result::bigint) AS rows_made
 FROM unnest(ARRAY['arrs', 'rows_a', 'rows_b', 'rows_g'],
             ARRAY['1,2,5', '3,6,7', '7', '4']) u(t, readers),
-     LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s, %s)$$, :rows, :arr_rows))
+     LATERAL run_command_on_shards(t, format($$SELECT bench_fill('%%s', %s, %s, %s)$$, :rows, :arr_rows, :groups))
 WHERE string_to_array(readers, ',') && string_to_array(:'queries', ',')
 GROUP BY t ORDER BY t;
 -- statistics only: a VACUUM would read all of it again (the first,
