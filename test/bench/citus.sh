@@ -9,7 +9,7 @@
 # a worker (and the coordinator) is kept to (default: all, see
 # test/citus/cluster.sh); QUERIES: which of citus.sql's queries, by number
 # (default all: 1-7); SHARDS: shards a table (default 32, Citus's default);
-# GROUPS: distinct values of the distribution column of query 4's table
+# DIST_GROUPS: distinct values of the distribution column of query 4's table
 # (default 4096: with 128, from none to 8 groups fell on a shard of 32, and
 # the heaviest shard query bounded two workers at 1.6x);
 # EXPLAIN=1: each shard query's plan and time for the per-row call and the
@@ -30,7 +30,7 @@ for w in ${WORKER_COUNTS:-1 2}; do
 		-o citus.max_adaptive_executor_pool_size=32 -o citus.max_intermediate_result_size=-1 -o citus.max_cached_conns_per_worker=32 -- \
 		psql -X -q -v rows="$rows" -v arr_rows="${ARR_ROWS:-$rows}" \
 		-v methods="${METHODS:-pg,cpu,gpu}" -v queries="${QUERIES:-1,2,3,4,5,6,7}" -v workers="$w" -v reps="${REPS:-1}" \
-		-v shards="${SHARDS:-32}" -v groups="${GROUPS:-4096}" ${EXPLAIN:+-v explain=1} -f "$here/citus.sql"
+		-v shards="${SHARDS:-32}" -v groups="${DIST_GROUPS:-4096}" ${EXPLAIN:+-v explain=1} -f "$here/citus.sql"
 done
 # one worker against the others, from the same script's runs
 echo "== ms by workers (query, method, workers, ms), and the speed-up over one worker"

@@ -4,7 +4,7 @@
 -- one, and on the CPU backend) and without it: the per-row calls batched
 -- (MergepathBatch) against the same calls row by row, the aggregates split
 -- into partial states or pushed down whole (grouped by the distribution
--- column, GROUPS groups) against PostgreSQL's array_agg(v ORDER BY v), a sort
+-- column, DIST_GROUPS groups) against PostgreSQL's array_agg(v ORDER BY v), a sort
 -- on the workers (a window over the distribution column) and a co-located
 -- join against PostgreSQL's sort and join.  Columns: off (mergepath's nodes
 -- off, the functions called row by row, PostgreSQL's own aggregate), cpu
