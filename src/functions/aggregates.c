@@ -357,9 +357,12 @@ delta_of(const char *col, size_t elsize, int64 i, uint64 *prev)
 	return z;
 }
 
-/* The coded length of n elements of elsize bytes. */
+/*
+ * n elements coded into out, or only counted where out is NULL; returns the
+ * coded length.
+ */
 static Size
-deltas_size(const char *col, size_t elsize, int64 n)
+deltas_put(const char *col, size_t elsize, int64 n, char *out)
 {
 	uint64		prev = 0;
 	Size		len = 0;
@@ -370,32 +373,13 @@ deltas_size(const char *col, size_t elsize, int64 n)
 
 		do
 		{
+			if (out)
+				out[len] = (char) ((z & 0x7f) | (z >= 0x80 ? 0x80 : 0));
 			len++;
 			z >>= 7;
 		} while (z != 0);
 	}
 	return len;
-}
-
-/* n elements coded into out, which has deltas_size's room; returns its end. */
-static char *
-deltas_put(const char *col, size_t elsize, int64 n, char *out)
-{
-	uint64		prev = 0;
-	uint8	   *at = (uint8 *) out;
-
-	for (int64 i = 0; i < n; i++)
-	{
-		uint64		z = delta_of(col, elsize, i, &prev);
-
-		while (z >= 0x80)
-		{
-			*at++ = (uint8) (z | 0x80);
-			z >>= 7;
-		}
-		*at++ = (uint8) z;
-	}
-	return (char *) at;
 }
 
 /*
@@ -605,9 +589,9 @@ agg_arg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcontext, bool writa
  * The argument types functions declare, for calls with no expression to
  * take them from: Citus's partial aggregates call the transition and final
  * functions through an FmgrInfo made afresh for each row, so fn_extra
- * keeps nothing from one row to the next, and a catalog lookup a row cost
- * about as much as the transition itself.  A few functions' entries, kept
- * until pg_proc changes.
+ * keeps nothing from one row to the next, and a catalog lookup a row
+ * showed in a shard query's profile beside the transition itself.  A few
+ * functions' entries, kept until pg_proc changes.
  */
 #define DECLARED_SLOTS 8
 typedef struct declared_types
@@ -1118,7 +1102,7 @@ agg_flat_make(agg_eoh *eoh)
 				ordered[1] = palloc_extended((Size) cols[1]->n * sizes[1], MCXT_ALLOC_HUGE);
 			agg_put_in_order(state, ordered[0], ncols > 1 ? ordered[1] : NULL);
 		}
-		coded_len = deltas_size(ordered[sc], sizes[sc], cols[sc]->n);
+		coded_len = deltas_put(ordered[sc], sizes[sc], cols[sc]->n, NULL);
 		if (coded_len < (Size) cols[sc]->n * sizes[sc])
 			head.sorted = WIRE_SORTED_DELTAS;
 	}
@@ -1130,7 +1114,7 @@ agg_flat_make(agg_eoh *eoh)
 	for (int c = 0; c < ncols; c++)
 	{
 		if (c == sc && head.sorted == WIRE_SORTED_DELTAS)
-			at = deltas_put(ordered[c], sizes[c], cols[c]->n, at);
+			at += deltas_put(ordered[c], sizes[c], cols[c]->n, at);
 		else
 		{
 			if (cols[c]->n > 0)
