@@ -52,3 +52,49 @@ BEGIN
 END $$;
 SELECT pg_temp.finish4(x) FROM generate_series(1, 3) x;
 \echo :LAST_ERROR_SQLSTATE
+-- forged states (a valid header of each kind, type and form, random bytes
+-- after it, of about the size the header asks for) read by the combine
+-- function: each is read or refused with 22P03, none does anything else
+CREATE AGGREGATE pg_temp.combine_forged(bytea) (SFUNC = mergepath_agg_combine, STYPE = bytea);
+CREATE FUNCTION pg_temp.forged_states(n int) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+  read int := 0;
+  refused int := 0;
+  other text := '';
+  elem int4; kind int4; form int4; nv int8; nu int8; es int; len int;
+  hdr bytea; st bytea;
+BEGIN
+  FOR i IN 1..n LOOP
+    elem := (ARRAY[23, 20, 700, 701])[1 + (random() * 3)::int];
+    es := CASE WHEN elem IN (20, 701) THEN 8 ELSE 4 END;
+    kind := (random() * 2)::int;
+    form := (random() * 2)::int;
+    nv := (random() * 40)::int8;
+    nu := CASE WHEN kind = 2 THEN (random() * 3)::int8 ELSE 0 END;
+    -- the raw columns (values; int4 keys and the unkeyed values for
+    -- gpu_sort_agg(value, key)), the sorted one coded in 1 to 2 bytes an element
+    len := nv * es + CASE WHEN kind = 2 THEN nv * 4 + nu * es ELSE 0 END;
+    IF form = 2 THEN
+      len := len - nv * CASE WHEN kind = 2 THEN 4 ELSE es END + nv + (random() * nv)::int;
+    END IF;
+    IF random() < 0.1 THEN len := greatest(len + (random() * 4)::int - 2, 0); END IF;
+    -- the header's fields in this machine's order (little-endian)
+    hdr := int4send(elem) || int4send(kind) || int4send(0) || int4send(form) || int8send(nv) || int8send(nu);
+    hdr := decode((SELECT string_agg(substr(encode(hdr, 'hex'), p + 2 * j, 2), '' ORDER BY p, j DESC)
+                   FROM (VALUES (1, 4), (9, 4), (17, 4), (25, 4), (33, 8), (49, 8)) f(p, w),
+                        generate_series(0, w - 1) j), 'hex');
+    st := hdr || coalesce((SELECT decode(string_agg(lpad(to_hex((random() * 255)::int), 2, '0'), ''), 'hex')
+                           FROM generate_series(1, len)), '');
+    BEGIN
+      PERFORM pg_temp.combine_forged(s)::text FROM (VALUES (st), (st)) v(s);
+      read := read + 1;
+    EXCEPTION WHEN invalid_binary_representation THEN
+      refused := refused + 1;
+    WHEN OTHERS THEN
+      other := other || ' ' || SQLSTATE;
+    END;
+  END LOOP;
+  RETURN format('%s read or refused (more than a fifth read: %s), others:%s', read + refused,
+                read > n / 5, other);
+END $f$;
+SELECT pg_temp.forged_states(500);
