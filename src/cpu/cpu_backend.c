@@ -28,6 +28,27 @@
 #define MP_CPU_SETOP_LANES_MIN 64
 #endif
 
+/*
+ * The k-way merges cut into parts merged side by side (kway_parallel, below):
+ * how a merge compares two of its elements (by their places in the runs laid
+ * end to end) and merges one part (runs [starts[r], ends[r]) into its output
+ * from place `at` on).
+ */
+typedef int (*kway_cmp_fn) (const void *ctx, int64_t a, int64_t b);
+typedef mp_status (*kway_part_fn) (const void *ctx, const int64_t *starts, const int64_t *ends,
+								   int64_t k, int64_t at, mp_poll_fn poll);
+
+static mp_status kway_parallel(const int64_t *bounds, int64_t k, kway_cmp_fn cmp,
+							   kway_part_fn part, const void *ctx, mp_poll_fn poll);
+
+/* A merge of elements: its runs, and its output and permutation (either NULL) */
+typedef struct kway_values
+{
+	const void *in;
+	void	   *out;
+	uint32_t   *perm;
+} kway_values;
+
 #define MP_T int32_t
 #define MP_U uint32_t
 #define MP_LT mp_lt_int4
@@ -202,7 +223,7 @@ mp_cpu_merge_runs(mp_type type, const void *in, const int64_t *bounds, int64_t k
 {
 	if (k == 0)
 		return MP_OK;
-	MP_BY_TYPE(kway_merge, type, in, bounds, bounds + 1, k, out, NULL, poll);
+	MP_BY_TYPE(kway_merge_runs, type, in, bounds, k, out, NULL, poll);
 	return MP_DEVICE_ERROR;
 }
 
@@ -344,38 +365,57 @@ merge_rows_tree(const mp_row_keys *keys, int64_t n, const int64_t *starts, const
 	return st;
 }
 
-/* One part's merge: runs [starts[r], ends[r]) into perm. */
-static mp_status
-merge_part(const mp_row_keys *keys, int64_t n, const int64_t *starts, const int64_t *ends,
-		   int64_t k, uint32_t *perm, mp_poll_fn poll)
-{
-	if (keys->nwords > 1)
-		return merge_rows_tree(keys, n, starts, ends, k, perm, poll);
-	if (keys->word_bytes == 4)
-		return kway_merge_u32(keys->words, starts, ends, k, NULL, perm, poll);
-	return kway_merge_u64(keys->words, starts, ends, k, NULL, perm, poll);
-}
-
-/* Rows a part of a parallel merge merges at least, and at most between polls. */
-#define KWAY_PART_MIN ((int64_t) 1 << 16)
-#define KWAY_PART_MAX ((int64_t) 1 << 21)
-/* Keys sampled for each part's splitter. */
-#define KWAY_SAMPLES 32
-
-/*
- * A merge cut into parts: part p takes rows [cuts[p * k + r], cuts[(p + 1) *
- * k + r]) of each run r and writes them merged from perm[at[p]] on.
- */
-typedef struct kway_job
+/* A merge of composite row keys: the keys, their rows, the permutation. */
+typedef struct kway_rows
 {
 	const mp_row_keys *keys;
 	int64_t		n;
+	uint32_t   *perm;
+} kway_rows;
+
+static int
+rows_cmp(const void *ctx, int64_t a, int64_t b)
+{
+	const kway_rows *m = ctx;
+
+	return row_cmp(m->keys, m->n, a, b);
+}
+
+/* One part of a row merge: runs [starts[r], ends[r]) into perm from `at` on. */
+static mp_status
+rows_part(const void *ctx, const int64_t *starts, const int64_t *ends, int64_t k, int64_t at,
+		  mp_poll_fn poll)
+{
+	const kway_rows *m = ctx;
+	const mp_row_keys *keys = m->keys;
+
+	if (keys->nwords > 1)
+		return merge_rows_tree(keys, m->n, starts, ends, k, m->perm + at, poll);
+	if (keys->word_bytes == 4)
+		return kway_merge_u32(keys->words, starts, ends, k, NULL, m->perm + at, poll);
+	return kway_merge_u64(keys->words, starts, ends, k, NULL, m->perm + at, poll);
+}
+
+/* Elements a part of a parallel merge merges at least, and at most between polls. */
+#define KWAY_PART_MIN ((int64_t) 1 << 16)
+#define KWAY_PART_MAX ((int64_t) 1 << 21)
+/* Elements sampled for each part's splitter. */
+#define KWAY_SAMPLES 32
+
+/*
+ * A merge cut into parts: part p takes elements [cuts[p * k + r], cuts[(p +
+ * 1) * k + r]) of each run r and writes them merged from place at[p] on.
+ */
+typedef struct kway_job
+{
+	kway_part_fn part;
+	const void *ctx;
 	int64_t		k;
 	const int64_t *cuts;
 	const int64_t *at;
 	int64_t		first;			/* the round's first part */
-	uint32_t   *perm;
 	mp_status  *status;
+	mp_poll_fn	poll;			/* for the parts on the calling thread */
 } kway_job;
 
 static void
@@ -383,19 +423,20 @@ kway_parts(void *ctx, int64_t lo, int64_t hi)
 {
 	kway_job   *job = ctx;
 
+	/* mp_cpu_parallel runs the parts from 0 on the calling thread */
 	for (int64_t i = lo; i < hi; i++)
 	{
 		int64_t		p = job->first + i;
 
-		job->status[p] = merge_part(job->keys, job->n, job->cuts + p * job->k,
-									job->cuts + (p + 1) * job->k, job->k,
-									job->perm + job->at[p], NULL);
+		job->status[p] = job->part(job->ctx, job->cuts + p * job->k,
+								   job->cuts + (p + 1) * job->k, job->k, job->at[p],
+								   lo == 0 ? job->poll : NULL);
 	}
 }
 
-/* The sample's order: by key, then by place (run, then row: the merge's order). */
+/* The sample's order: by key, then by place (run, then element: the merge's order). */
 static void
-sort_samples(const mp_row_keys *keys, int64_t n, int64_t *s, int64_t *tmp, int64_t m)
+sort_samples(kway_cmp_fn cmp, const void *ctx, int64_t *s, int64_t *tmp, int64_t m)
 {
 	for (int64_t width = 1; width < m; width *= 2)
 	{
@@ -409,7 +450,7 @@ sort_samples(const mp_row_keys *keys, int64_t n, int64_t *s, int64_t *tmp, int64
 
 			while (i < mid && j < hi)
 			{
-				int			c = row_cmp(keys, n, s[j], s[i]);
+				int			c = cmp(ctx, s[j], s[i]);
 
 				tmp[o++] = c < 0 || (c == 0 && s[j] < s[i]) ? s[j++] : s[i++];
 			}
@@ -423,16 +464,16 @@ sort_samples(const mp_row_keys *keys, int64_t n, int64_t *s, int64_t *tmp, int64
 }
 
 /*
- * The rows of run [lo, hi) that the merge puts before row g (of run rg):
- * keys below g's, and equal keys too in a run before rg's.
+ * The elements of run [lo, hi) that the merge puts before element g (of run
+ * rg): keys below g's, and equal keys too in a run before rg's.
  */
 static int64_t
-run_cut(const mp_row_keys *keys, int64_t n, int64_t lo, int64_t hi, int64_t g, bool take_equal)
+run_cut(kway_cmp_fn cmp, const void *ctx, int64_t lo, int64_t hi, int64_t g, bool take_equal)
 {
 	while (lo < hi)
 	{
 		int64_t		mid = lo + (hi - lo) / 2;
-		int			c = row_cmp(keys, n, mid, g);
+		int			c = cmp(ctx, mid, g);
 
 		if (c < 0 || (c == 0 && take_equal))
 			lo = mid + 1;
@@ -442,9 +483,15 @@ run_cut(const mp_row_keys *keys, int64_t n, int64_t lo, int64_t hi, int64_t g, b
 	return lo;
 }
 
-mp_status
-mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k, uint32_t *perm,
-					  mp_poll_fn poll)
+/*
+ * A stable k-way merge of runs laid end to end (run r [bounds[r], bounds[r +
+ * 1])), from a few hundred thousand elements on cut into parts of equal
+ * shares merged on up to mergepath.cpu_threads threads; part() merges each
+ * part, or the whole where it is not cut.
+ */
+static mp_status
+kway_parallel(const int64_t *bounds, int64_t k, kway_cmp_fn cmp, kway_part_fn part,
+			  const void *ctx, mp_poll_fn poll)
 {
 	int64_t		n = k > 0 ? bounds[k] : 0;
 	int64_t		threads = mp_cpu_threads_now();
@@ -463,13 +510,13 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 	if (threads > n / KWAY_PART_MIN)
 		threads = n / KWAY_PART_MIN;
 	if (threads <= 1 || k == 1)
-		return merge_part(keys, n, bounds, bounds + 1, k, perm, poll);
+		return part(ctx, bounds, bounds + 1, k, 0, poll);
 
 	/*
 	 * Merge Path's split for k runs: parts of about equal shares, each
-	 * ending at a splitter row taken from a sample of every run (rows
-	 * evenly spaced, as many from a run as its share), each run cut where
-	 * the merge puts the splitter, by binary search.
+	 * ending at a splitter taken from a sample of every run (elements evenly
+	 * spaced, as many from a run as its share), each run cut where the merge
+	 * puts the splitter, by binary search.
 	 */
 	parts = (n + KWAY_PART_MAX - 1) / KWAY_PART_MAX;
 	parts = (parts + threads - 1) / threads * threads;
@@ -503,7 +550,7 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 		}
 		m = ns;
 	}
-	sort_samples(keys, n, samples, tmp, m);
+	sort_samples(cmp, ctx, samples, tmp, m);
 	for (int64_t r = 0; r < k; r++)
 	{
 		cuts[r] = bounds[r];
@@ -518,7 +565,7 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 			rg++;
 		for (int64_t r = 0; r < k; r++)
 			cuts[p * k + r] = r == rg ? g
-				: run_cut(keys, n, bounds[r], bounds[r + 1], g, r < rg);
+				: run_cut(cmp, ctx, bounds[r], bounds[r + 1], g, r < rg);
 	}
 	at[0] = 0;
 	for (int64_t p = 0; p < parts; p++)
@@ -528,13 +575,13 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 			at[p + 1] += cuts[(p + 1) * k + r] - cuts[p * k + r];
 	}
 
-	job.keys = keys;
-	job.n = n;
+	job.part = part;
+	job.ctx = ctx;
 	job.k = k;
 	job.cuts = cuts;
 	job.at = at;
-	job.perm = perm;
 	job.status = status;
+	job.poll = poll;
 	for (job.first = 0; job.first < parts && st == MP_OK; job.first += threads)
 	{
 		if (poll && poll())
@@ -556,10 +603,19 @@ mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k,
 }
 
 mp_status
+mp_cpu_merge_row_runs(const mp_row_keys *keys, const int64_t *bounds, int64_t k, uint32_t *perm,
+					  mp_poll_fn poll)
+{
+	kway_rows	m = {keys, k > 0 ? bounds[k] : 0, perm};
+
+	return kway_parallel(bounds, k, rows_cmp, rows_part, &m, poll);
+}
+
+mp_status
 mp_cpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, int64_t k,
 					  uint32_t *perm, mp_poll_fn poll)
 {
-	mp_row_keys rk = {1, word_bytes, NULL, keys};
-
-	return mp_cpu_merge_row_runs(&rk, bounds, k, perm, poll);
+	if (word_bytes == 4)
+		return kway_merge_runs_u32(keys, bounds, k, NULL, perm, poll);
+	return kway_merge_runs_u64(keys, bounds, k, NULL, perm, poll);
 }

@@ -112,3 +112,38 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *starts, const int64_t *ends,
 	free(tree);
 	return MP_OK;
 }
+
+/* Two elements of a kway_values merge's runs in the merge's order. */
+static int
+MP_NAME(kway_cmp) (const void *ctx, int64_t a, int64_t b)
+{
+	const MP_T *in = ((const kway_values *) ctx)->in;
+	MP_C		x = (MP_C) MP_KEY(in[a]),
+				y = (MP_C) MP_KEY(in[b]);
+
+	return x < y ? -1 : x > y;
+}
+
+/* One part of a kway_values merge, written from place `at` on. */
+static mp_status
+MP_NAME(kway_part) (const void *ctx, const int64_t *starts, const int64_t *ends, int64_t k,
+					int64_t at, mp_poll_fn poll)
+{
+	const kway_values *v = ctx;
+
+	return MP_NAME(kway_merge) (v->in, starts, ends, k, v->out ? (MP_T *) v->out + at : NULL,
+								v->perm ? v->perm + at : NULL, poll);
+}
+
+/*
+ * The runs bounds[r] .. bounds[r + 1] of in merged into out and perm (either
+ * NULL), on threads (kway_parallel).
+ */
+static mp_status
+MP_NAME(kway_merge_runs) (const MP_T *in, const int64_t *bounds, int64_t k, MP_T *out,
+						  uint32_t *perm, mp_poll_fn poll)
+{
+	kway_values v = {in, out, perm};
+
+	return kway_parallel(bounds, k, MP_NAME(kway_cmp), MP_NAME(kway_part), &v, poll);
+}

@@ -8,11 +8,15 @@
  *		--threads: the CPU sort of random keys on 1 to 16 threads
  *		(mergepath.cpu_threads), and qsort on one, median of 5.
  *		--rows: the same for the row sort (the sort node's).
+ *		--runs: the k-way merge of 32 sorted runs of random keys (the
+ *		aggregates' final merge) on 1 to 16 threads, beside qsort of their
+ *		concatenation on one.
  *
  *	bench_cpu [millions per side ...]    (default: 1 10)
  *	bench_cpu --sort
  *	bench_cpu --threads [millions]       (default: 10)
  *	bench_cpu --rows [millions]          (default: 10)
+ *	bench_cpu --runs [millions]          (default: 20)
  */
 #include <math.h>
 #include <stdio.h>
@@ -219,7 +223,7 @@ cmp_int4(const void *p, const void *q)
 	return (x > y) - (x < y);
 }
 
-/* The thread counts of --threads and --rows, and their table's lines. */
+/* The thread counts of --threads, --rows and --runs, and their table's lines. */
 static const int threads[] = {1, 2, 4, 8, 16};
 
 #define NTHREADS (sizeof(threads) / sizeof(threads[0]))
@@ -380,6 +384,53 @@ rows_threads(int64_t millions)
 	mp_cpu_threads = saved;
 }
 
+/*
+ * The k-way merge (mp_cpu_merge_runs) of 32 sorted runs of random keys of
+ * each type, n elements in all, on 1..16 threads; qsort of the int4
+ * concatenation on one beside it.
+ */
+static void
+runs_threads(int64_t millions)
+{
+	const int64_t k = 32;
+	int64_t		n = millions * 1000000;
+	int64_t		bounds[33];
+	int			saved = mp_cpu_threads;
+
+	for (int64_t r = 0; r <= k; r++)
+		bounds[r] = n * r / k;
+	threads_header("type  ");
+	for (int ty = 0; ty < 4; ty++)
+	{
+		mp_type		type = (mp_type) ty;
+		size_t		sz = mp_type_size(type);
+		char	   *in = malloc(n * sz),
+				   *out = malloc(n * sz);
+		double		ms[5],
+					t_q = -1;
+
+		for (int64_t r = 0; r < k; r++)
+		{
+			char	   *run = sorted_values(type, bounds[r + 1] - bounds[r], (unsigned) r + 1, 0);
+
+			memcpy(in + bounds[r] * sz, run, (bounds[r + 1] - bounds[r]) * sz);
+			free(run);
+		}
+		memset(out, 1, n * sz);
+		if (type == MP_INT4)
+			MEDIAN_OF_5(t_q, (memcpy(out, in, n * sz), qsort(out, n, sz, cmp_int4)));
+		for (size_t t = 0; t < NTHREADS; t++)
+		{
+			mp_cpu_threads = threads[t];
+			MEDIAN_OF_5(ms[t], mp_cpu_merge_runs(type, in, bounds, k, out, NULL));
+		}
+		threads_row(names[ty], millions, t_q, ms);
+		free(in);
+		free(out);
+	}
+	mp_cpu_threads = saved;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -394,6 +445,11 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--threads") == 0)
 	{
 		sort_threads(argc > 2 ? atoll(argv[2]) : 10);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--runs") == 0)
+	{
+		runs_threads(argc > 2 ? atoll(argv[2]) : 20);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "--rows") == 0)
