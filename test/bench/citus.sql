@@ -82,22 +82,38 @@ ANALYZE rows_g;
 
 -- the timings and the timing function on the coordinator alone
 SET citus.enable_ddl_propagation = off;
-CREATE TABLE bench_timings (workers int, query text, method text, ms numeric);
--- the median of reps runs of q after a warm-up, in ms
+CREATE TABLE bench_timings (workers int, query text, method text, ms numeric, coord_cpu_ms numeric,
+                            final_ms numeric);
+-- this backend's processor time so far (user and system), in ms (Linux's
+-- /proc, clock ticks of 10 ms)
+CREATE FUNCTION bench_cpu_ms() RETURNS numeric LANGUAGE sql AS $$
+  SELECT (f[14]::numeric + f[15]::numeric) * 10
+  FROM string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') s,
+       LATERAL (SELECT ARRAY['', ''] || s AS f) x
+$$;
+-- the median of reps runs of q after a warm-up, in ms, the coordinator's
+-- processor time a run (its share of the query that does not run on the
+-- workers), and for the whole table's aggregate the time of its final merge
+-- (the coordinator's last mergepath call)
 CREATE FUNCTION bench_time_query(workers int, name text, method text, q text, reps int)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   t0 timestamptz;
+  c0 numeric;
   times float8[] := '{}';
 BEGIN
   EXECUTE q;
+  c0 := bench_cpu_ms();
   FOR i IN 1..reps LOOP
     t0 := clock_timestamp();
     EXECUTE q;
     times := times || extract(epoch FROM clock_timestamp() - t0) * 1000;
   END LOOP;
   INSERT INTO bench_timings VALUES (workers, name, method,
-    round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1));
+    round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(times) t)::numeric, 1),
+    round((bench_cpu_ms() - c0) / reps),
+    CASE WHEN name LIKE 'aggregate, whole%' AND method <> 'pg'
+         THEN round((mergepath_info()->'last_call'->>'total_ms')::numeric, 1) END);
 END $$;
 RESET citus.enable_ddl_propagation;
 
@@ -137,7 +153,11 @@ ORDER BY qi, m \gexec
 SELECT query, workers,
        max(ms) FILTER (WHERE method = 'pg') AS off,
        max(ms) FILTER (WHERE method = 'cpu') AS cpu,
-       max(ms) FILTER (WHERE method = 'gpu') AS gpu
+       max(ms) FILTER (WHERE method = 'gpu') AS gpu,
+       max(coord_cpu_ms) FILTER (WHERE method = 'cpu') AS "coordinator cpu: cpu",
+       max(coord_cpu_ms) FILTER (WHERE method = 'gpu') AS gpu,
+       max(final_ms) FILTER (WHERE method = 'cpu') AS "its last call: cpu",
+       max(final_ms) FILTER (WHERE method = 'gpu') AS gpu
 FROM bench_timings GROUP BY query, workers ORDER BY min(ctid);
 \copy bench_timings TO PROGRAM 'cat >> /tmp/mergepath-citus-bench.tsv'
 
