@@ -98,3 +98,22 @@ BEGIN
                 read > n / 5, other);
 END $f$;
 SELECT pg_temp.forged_states(500);
+-- a state whose header says its values are in order (raw, then coded as
+-- deltas) while they are not: refused while mergepath.check_sorted is on,
+-- as an unsorted input would be; the same values in order are read
+SELECT pg_temp.combine_forged(decode(h || v, 'hex')) IS NOT NULL AS read
+FROM (VALUES ('1700000000000000000000000100000003000000000000000000000000000000',
+              '030000000100000002000000')) f(h, v);
+\echo :LAST_ERROR_SQLSTATE
+SELECT pg_temp.combine_forged(decode(h || v, 'hex')) IS NOT NULL AS read
+FROM (VALUES ('1700000000000000000000000200000003000000000000000000000000000000', '060302')) f(h, v);
+\echo :LAST_ERROR_SQLSTATE
+SELECT pg_temp.combine_forged(decode(h || v, 'hex')) IS NOT NULL AS read
+FROM (VALUES ('1700000000000000000000000100000003000000000000000000000000000000',
+              '010000000200000003000000'),
+             ('1700000000000000000000000200000003000000000000000000000000000000', '020202')) f(h, v);
+SET mergepath.check_sorted = off;
+SELECT pg_temp.combine_forged(decode(h || v, 'hex')) IS NOT NULL AS read
+FROM (VALUES ('1700000000000000000000000100000003000000000000000000000000000000',
+              '030000000100000002000000')) f(h, v);
+RESET mergepath.check_sorted;

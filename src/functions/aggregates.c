@@ -453,6 +453,29 @@ wire_head(const bytea *wire, mp_agg_wire *head)
 }
 
 /*
+ * Whether column c of a state (agg_columns' numbering), n elements from col,
+ * is in order: the values in their type's order, or the folded keys of
+ * gpu_sort_agg(value, key) as unsigned words.
+ */
+static bool
+column_in_order(const mp_agg_state *state, int c, const char *col, int64 n)
+{
+	if (c == 0)
+		return mp_first_unsorted(state->type, col, n) < 0;
+	if (mp_type_size(state->keytype) == 4)
+	{
+		for (int64 i = 1; i < n; i++)
+			if (((const uint32 *) col)[i] < ((const uint32 *) col)[i - 1])
+				return false;
+	}
+	else
+		for (int64 i = 1; i < n; i++)
+			if (((const uint64 *) col)[i] < ((const uint64 *) col)[i - 1])
+				return false;
+	return true;
+}
+
+/*
  * A flat state's columns appended to a state of its kind and types, each
  * read straight into its place, and its run after the state's while both
  * are sorted (as the combine function does with two states).
@@ -489,6 +512,10 @@ agg_append_wire(mp_agg_state *state, const mp_agg_wire *head, const bytea *wire)
 			if (c != coded)
 				memcpy(slot, at, len);
 			else if (!deltas_get(at, wire_len, sizes[c], counts[c], slot))
+				malformed();
+			/* a state that says it is in order is, as an input would be checked */
+			if (c == sorted_col(ncols) && head->sorted != WIRE_UNSORTED && mp_check_sorted &&
+				!column_in_order(state, c, slot, counts[c]))
 				malformed();
 			cols[c]->n += counts[c];
 		}
