@@ -183,3 +183,68 @@ mp_gpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, i
 	memset(timing, 0, sizeof(*timing));
 	return MP_NO_DEVICE;
 }
+
+mp_status
+mp_gpu_store_create(int nwords, int word_bytes, const int *bits, size_t max_bytes,
+					mp_gpu_store **store)
+{
+	(void) nwords, (void) word_bytes, (void) bits, (void) max_bytes;
+	*store = NULL;
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_store_reserve(mp_gpu_store *store, int64_t rows, size_t bytes)
+{
+	(void) store, (void) rows, (void) bytes;
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_store_append(mp_gpu_store *store, const void *tuples, size_t bytes,
+					const uint64_t *offsets, const void *keys, int64_t key_stride, int64_t rows,
+					mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) store, (void) tuples, (void) bytes, (void) offsets, (void) keys;
+	(void) key_stride, (void) rows, (void) poll, (void) timing;
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_store_sort(mp_gpu_store *store, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	(void) store, (void) poll, (void) timing;
+	return MP_NO_DEVICE;
+}
+
+mp_status
+mp_gpu_store_fetch(mp_gpu_store *store, int64_t first, int64_t max_rows, size_t max_bytes,
+				   void *host, int64_t *rows, size_t *bytes, mp_poll_fn poll,
+				   mp_gpu_timing *timing)
+{
+	(void) store, (void) first, (void) max_rows, (void) max_bytes, (void) host;
+	(void) poll, (void) timing;
+	*rows = 0;
+	*bytes = 0;
+	return MP_NO_DEVICE;
+}
+
+int64_t
+mp_gpu_store_rows(const mp_gpu_store *store)
+{
+	(void) store;
+	return 0;
+}
+
+size_t
+mp_gpu_store_device_bytes(const mp_gpu_store *store)
+{
+	(void) store;
+	return 0;
+}
+
+void
+mp_gpu_store_free(mp_gpu_store *store)
+{
+	(void) store;
+}

@@ -399,6 +399,218 @@ run_rows_thread_tests(const backend *be)
 	mp_cpu_threads = saved;
 }
 
+/*
+ * The GPU's row store (mp_gpu_store_*, the sort node's rows beyond its
+ * memory): rows of random lengths (multiples of 8, their number in them)
+ * appended in batches of random sizes with keys of few distinct values,
+ * sorted, and fetched back in chunks of random byte limits, from the start
+ * and from random places; against the reference's stable order.  A store
+ * whose limit an append passes answers MP_OUT_OF_MEMORY and keeps what it
+ * had; a cancelled append leaves nothing half appended.
+ */
+static void
+store_row(char *to, uint64_t len, uint64_t row)
+{
+	uint32_t	t_len = (uint32_t) len - (uint32_t) rnd_below(8);
+
+	memcpy(to, &t_len, sizeof(t_len));
+	for (uint64_t at = 8; at < len; at += 8)
+	{
+		uint64_t	v = row * 1000003 + at;
+
+		memcpy(to + at, &v, sizeof(v));
+	}
+	memcpy(to + 4, &row, sizeof(uint32_t));
+}
+
+static void
+run_store_case(const backend *be, int nwords, int word_bytes, int64_t n, int64_t max_batch,
+			   const char *what)
+{
+	int			bits[2] = {word_bytes * 8, 5};
+	void	   *words = xmalloc((size_t) (n > 0 ? n : 1) * nwords * word_bytes);
+	mp_row_keys keys = {nwords, word_bytes, bits, words};
+	uint64_t   *off = xmalloc((size_t) (n + 1) * sizeof(uint64_t));
+	uint32_t   *want = xmalloc((size_t) (n > 0 ? n : 1) * sizeof(uint32_t));
+	char	   *tuples,
+			   *buf;
+	mp_gpu_store *store = NULL;
+	mp_gpu_timing timing = {0};
+	mp_status	st;
+	size_t		bufsize = (size_t) 1 << 20;
+	bool		ok = true;
+
+	if (nwords == 1)
+		bits[0] = word_bytes * 8;
+	off[0] = 0;
+	for (int64_t i = 0; i < n; i++)
+	{
+		for (int w = 0; w < nwords; w++)
+		{
+			uint64_t	v = rnd_below(w == nwords - 1 ? 16 : 1 << 20) << (w == 0 ? 3 : 0);
+
+			if (word_bytes == 4)
+				((uint32_t *) words)[(size_t) w * n + i] = (uint32_t) v;
+			else
+				((uint64_t *) words)[(size_t) w * n + i] = w == 1 ? v & 31 : v;
+		}
+		off[i + 1] = off[i] + 8 * (2 + rnd_below(i % 97 == 0 ? 64 : 6));
+	}
+	tuples = xmalloc(off[n] > 8 ? off[n] : 8);
+	for (int64_t i = 0; i < n; i++)
+		store_row(tuples + off[i], off[i + 1] - off[i], (uint64_t) i);
+	for (int64_t i = 0; i < n; i++)
+		want[i] = (uint32_t) i;
+	ref_keys = &keys;
+	ref_n = n;
+	qsort(want, (size_t) n, sizeof(uint32_t), ref_row_cmp);
+
+	st = mp_gpu_store_create(nwords, word_bytes, bits, (size_t) 1 << 34, &store);
+	check(st == MP_OK, "create (nb: the status)", what, be, MP_INT4, n, st);
+	for (int64_t j = 0; st == MP_OK && j < n;)
+	{
+		int64_t		m = 1 + rnd_below(max_batch);
+
+		if (m > n - j)
+			m = n - j;
+
+		st = mp_gpu_store_append(store, tuples + off[j], off[j + m] - off[j], off + j,
+								 (char *) words + (size_t) j * word_bytes, n, m, NULL,
+								 &timing);
+		j += m;
+	}
+	check(st == MP_OK && mp_gpu_store_rows(store) == n, "append (nb: the status)", what, NULL,
+		  MP_INT4, n, st);
+	if (st == MP_OK)
+		st = mp_gpu_store_sort(store, NULL, &timing);
+	check(st == MP_OK, "sort (nb: the status)", what, be, MP_INT4, n, st);
+	buf = xmalloc(bufsize);
+	for (int pass = 0; st == MP_OK && pass < 2; pass++)
+	{
+		/* pass 0: all of it from the start; pass 1: from random places */
+		int64_t		pos = pass == 0 ? 0 : (n > 0 ? rnd_below(n) : 0);
+
+		for (int round = 0; pos < n && (pass == 0 || round < 20); round++)
+		{
+			size_t		limit = 64 + rnd_below(round % 3 == 0 ? 4096 : bufsize - 64);
+			int64_t		rows;
+			size_t		bytes,
+						at = 0;
+
+			st = mp_gpu_store_fetch(store, pos, 1 + rnd_below(4096), limit, buf, &rows, &bytes,
+									NULL, &timing);
+			if (st != MP_OK || (rows == 0 && bytes <= limit) || (rows > 0 && bytes > limit))
+			{
+				ok = false;
+				break;
+			}
+			if (rows == 0)
+			{
+				/* the row is longer than the limit: ask again with room */
+				ok &= bytes == off[want[pos] + 1] - off[want[pos]];
+				st = mp_gpu_store_fetch(store, pos, 1, bytes, buf, &rows, &bytes, NULL,
+										&timing);
+				ok &= st == MP_OK && rows == 1;
+			}
+			for (int64_t r = 0; ok && r < rows; r++)
+			{
+				uint32_t	row = want[pos + r];
+				uint64_t	len = off[row + 1] - off[row];
+
+				ok &= at + len <= bytes && memcmp(buf + at, tuples + off[row], len) == 0;
+				at += len;
+			}
+			ok &= at == bytes;
+			if (!ok)
+				break;
+			pos = pass == 0 ? pos + rows : rnd_below(n);
+		}
+	}
+	check(st == MP_OK && ok, "fetch (nb: the status)", what, be, MP_INT4, n, st);
+	mp_gpu_store_free(store);
+	free(buf);
+	free(tuples);
+	free(words);
+	free(off);
+	free(want);
+}
+
+static void
+run_store_limits(const backend *be)
+{
+	int			bits[1] = {32};
+	int64_t		n = 200000;
+	uint32_t   *keys = xmalloc(n * sizeof(uint32_t));
+	uint64_t   *off = xmalloc((n + 1) * sizeof(uint64_t));
+	char	   *tuples = xmalloc(n * 64);
+	char	   *buf = xmalloc((size_t) 64 << 20);
+	mp_gpu_store *store = NULL;
+	mp_gpu_timing timing = {0};
+	mp_status	st,
+				over,
+				cancelled;
+	int64_t		rows;
+	size_t		bytes;
+	bool		ok = true;
+
+	for (int64_t i = 0; i <= n; i++)
+		off[i] = (uint64_t) i * 64;
+	for (int64_t i = 0; i < n; i++)
+	{
+		keys[i] = (uint32_t) (n - i);
+		store_row(tuples + off[i], 64, (uint64_t) i);
+	}
+	/* a limit of 12 MB: the first half fits, the rest does not */
+	st = mp_gpu_store_create(1, 4, bits, (size_t) 12 << 20, &store);
+	if (st == MP_OK)
+		st = mp_gpu_store_append(store, tuples, n / 2 * 64, off, keys, n, n / 2, NULL, &timing);
+	over = st == MP_OK ? mp_gpu_store_append(store, tuples + off[n / 2], n / 2 * 64, off + n / 2,
+											keys + n / 2, n, n / 2, NULL, &timing) : st;
+	check(st == MP_OK && over == MP_OUT_OF_MEMORY && mp_gpu_store_rows(store) == n / 2,
+		  "an append past the limit (nb: the status)", "store limit", be, MP_INT4, n, over);
+	/* a cancel in the middle of an append of 6.4 MB (two staging chunks) */
+	mp_gpu_store_free(store);
+	st = mp_gpu_store_create(1, 4, bits, (size_t) 1 << 30, &store);
+	polls_left = 1;
+	cancelled = st == MP_OK ? mp_gpu_store_append(store, tuples, (size_t) n / 2 * 64, off, keys,
+												  n, n / 2, poll_countdown, &timing) : st;
+	check(cancelled == MP_CANCELLED && mp_gpu_store_rows(store) == 0,
+		  "a cancelled append (nb: the status)", "store cancel", be, MP_INT4, n, cancelled);
+	if (st == MP_OK)
+		st = mp_gpu_store_append(store, tuples, (size_t) n * 64, off, keys, n, n, NULL, &timing);
+	if (st == MP_OK)
+		st = mp_gpu_store_sort(store, NULL, &timing);
+	if (st == MP_OK)
+		st = mp_gpu_store_fetch(store, 0, n, (size_t) 64 << 20, buf, &rows, &bytes, NULL,
+								&timing);
+	/* keys n - i: the rows come back reversed */
+	for (int64_t r = 0; st == MP_OK && ok && r < n; r++)
+		ok &= memcmp(buf + r * 64, tuples + off[n - 1 - r], 64) == 0;
+	check(st == MP_OK && rows == n && bytes == (size_t) n * 64 && ok,
+		  "after the cancel, append, sort and fetch (nb: the status)", "store cancel", be, MP_INT4,
+		  n, st);
+	mp_gpu_store_free(store);
+	free(keys);
+	free(off);
+	free(tuples);
+	free(buf);
+}
+
+static void
+run_store_tests(const backend *be)
+{
+	static const int64_t sizes[] = {0, 1, 2, 1000, 65537, 1 << 20};
+	int			nsizes = quick ? 5 : (int) (sizeof(sizes) / sizeof(sizes[0]));
+
+	for (int s = 0; s < nsizes; s++)
+	{
+		run_store_case(be, 1, 4, sizes[s], 5000, "store, one 4-byte word");
+		run_store_case(be, 1, 8, sizes[s], 50000, "store, one 8-byte word");
+		run_store_case(be, 2, 8, sizes[s], 300000, "store, two 8-byte words");
+	}
+	run_store_limits(be);
+}
+
 void
 run_rows_tests(const backend *be)
 {
@@ -412,6 +624,8 @@ run_rows_tests(const backend *be)
 		run_gather_tests(be);
 		run_rows_thread_tests(be);
 	}
+	else
+		run_store_tests(be);
 
 	for (int s = 0; s < nsizes; s++)
 		for (int shape = 0; shape < NUM_SHAPES; shape++)

@@ -27,6 +27,7 @@ struct gpu_state
 	void	   *pool;
 	size_t		pool_bytes;
 	uint64_t	pool_generation;	/* changes whenever the pool's contents may */
+	uint64_t	context_epoch;	/* changes whenever everything is released */
 	char		error[512];
 };
 
@@ -56,6 +57,7 @@ release_all(bool reset_device)
 	state.pool = nullptr;
 	state.pool_bytes = 0;
 	state.pool_generation++;
+	state.context_epoch++;
 	state.pinned = nullptr;
 	for (int i = 0; i < STAGE_SLOTS; i++)
 		state.slot_done[i] = nullptr;
@@ -192,6 +194,12 @@ uint64_t
 gpu_pool_generation()
 {
 	return state.pool_generation;
+}
+
+uint64_t
+gpu_context_epoch()
+{
+	return state.ready ? state.context_epoch + 1 : 0;
 }
 
 double

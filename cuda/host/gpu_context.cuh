@@ -52,6 +52,11 @@ mp_status	gpu_pool(size_t bytes, void **ptr, size_t keep = 0);
  * call left in the pool is still there while it is unchanged. */
 uint64_t	gpu_pool_generation();
 
+/* A number that stays the same while the context does, and is 0 while
+ * there is none: device memory allocated under one epoch is valid while it
+ * lasts, and no longer to be freed after. */
+uint64_t	gpu_context_epoch();
+
 struct host_to_device
 {
 	void	   *dev;

@@ -593,6 +593,51 @@ extern mp_status mp_gpu_merge_key_runs(int word_bytes, const void *keys,
 extern mp_status mp_gpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm,
 								  mp_poll_fn poll, mp_gpu_timing *timing);
 
+/*
+ * Rows kept in device memory across calls (cuda/host/gpu_store.cu): the
+ * executor's sort keeps there the rows that outgrow its memory, instead of
+ * runs in temporary files.  Rows are appended in batches: their minimal
+ * tuples back to back (each at an 8-byte boundary, its length in its first
+ * four bytes), each row's byte offset in the store, and its composite key
+ * (mp_row_keys' layout, nwords words of word_bytes, word w of batch row i at
+ * keys[w * key_stride + i]).  One stable sort by the keys (equal keys in
+ * append order), then the rows come back in that order a chunk at a time.
+ * The store holds at most max_bytes of device memory; an append beyond it,
+ * or beyond what the device has, returns MP_OUT_OF_MEMORY and leaves the
+ * store as it was.  After the GPU's context was lost (a failed call of any
+ * kind) a store answers MP_DEVICE_ERROR; mp_gpu_store_free frees it in
+ * every state.
+ */
+typedef struct mp_gpu_store mp_gpu_store;
+
+extern mp_status mp_gpu_store_create(int nwords, int word_bytes, const int *bits,
+									 size_t max_bytes, mp_gpu_store **store);
+
+/* Room for rows more rows of bytes more bytes, so that appending them
+ * cannot run out of memory. */
+extern mp_status mp_gpu_store_reserve(mp_gpu_store *store, int64_t rows, size_t bytes);
+extern mp_status mp_gpu_store_append(mp_gpu_store *store, const void *tuples, size_t bytes,
+									 const uint64_t *offsets, const void *keys,
+									 int64_t key_stride, int64_t rows, mp_poll_fn poll,
+									 mp_gpu_timing *timing);
+extern mp_status mp_gpu_store_sort(mp_gpu_store *store, mp_poll_fn poll,
+								   mp_gpu_timing *timing);
+
+/*
+ * Rows first, first + 1, ... in key order, as many as fit max_bytes (at
+ * most max_rows), their tuples back to back into host; *rows and *bytes
+ * get how many and how long.  *rows is 0 when the first row alone is
+ * longer than max_bytes: *bytes then says how long it is.
+ */
+extern mp_status mp_gpu_store_fetch(mp_gpu_store *store, int64_t first, int64_t max_rows,
+									size_t max_bytes, void *host, int64_t *rows,
+									size_t *bytes, mp_poll_fn poll, mp_gpu_timing *timing);
+
+/* Rows and bytes of device memory the store holds. */
+extern int64_t mp_gpu_store_rows(const mp_gpu_store *store);
+extern size_t mp_gpu_store_device_bytes(const mp_gpu_store *store);
+extern void mp_gpu_store_free(mp_gpu_store *store);
+
 /* What went wrong in the last call that did not return MP_OK/MP_UNSORTED. */
 extern const char *mp_gpu_last_error(void);
 
