@@ -76,7 +76,12 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF, BUFFERS OFF) ' || q LOOP
     line := regexp_replace(line, 'Sort Backend: (cpu|gpu).*', 'Sort Backend: (cpu or gpu)');
     line := regexp_replace(line, 'Backend: (cpu|gpu)( and cpu)?$', 'Backend: (cpu or gpu)');
-    line := regexp_replace(line, 'Runs: \d+, merged in \d+ pass(es)?', 'Runs: N, merged in N passes');
+    -- beyond work_mem: runs on disk (the CPU backend), or the rows kept on
+    -- the GPU (mergepath.gpu_sort_mem): one expected output for both
+    line := regexp_replace(line, 'external merge  Disk|external sort  Device',
+                           'external (merge on disk or sort on the GPU)');
+    line := regexp_replace(line, 'Runs: \d+, (merged in \d+ pass(es)?|sorted on the device)',
+                           'Runs: N, merged in N passes or sorted on the device');
     line := regexp_replace(line, 'Runs: \d+', 'Runs: N');
     line := regexp_replace(line, 'Worker \d+:', 'Worker N:');
     line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
@@ -356,6 +361,22 @@ FETCH BACKWARD 1 FROM c3;
 FETCH ABSOLUTE -300000 FROM c3;
 COMMIT;
 
+-- where the GPU sorts the rows beyond work_mem, they are kept in its memory
+-- (mergepath.gpu_sort_mem); a store that reaches that limit becomes a run
+-- on disk, merged with the runs after it; with the limit at 0 every run is
+-- on disk.  The CPU backend writes runs to disk in all three.
+SET mergepath.gpu_sort_mem = '1MB';
+SELECT i, check_sort(q, keys) AS result FROM wide_queries WHERE i IN (2, 3, 5) ORDER BY i;
+SET mergepath.gpu_sort_mem = 0;
+SELECT i, check_sort(q, keys) AS result FROM wide_queries WHERE i IN (2, 3, 5) ORDER BY i;
+BEGIN;
+DECLARE c5 SCROLL CURSOR FOR SELECT k, v FROM wide ORDER BY k, v;
+FETCH ABSOLUTE 150000 FROM c5;
+FETCH BACKWARD 2 FROM c5;
+FETCH LAST FROM c5;
+COMMIT;
+RESET mergepath.gpu_sort_mem;
+
 -- mark and restore under a Merge Join whose inputs spilled, and spilled
 -- sorts rewound and sorted again
 SET enable_hashagg = off;
@@ -396,6 +417,7 @@ DROP TABLE wide_shared;
 -- temp_file_limit holds with PostgreSQL's own error; a cancel in any phase
 -- (reading and writing runs, merging them, returning rows) leaves no
 -- temporary file behind, and the session sorts right after it
+SET mergepath.gpu_sort_mem = 0;
 SET temp_file_limit = '512kB';
 DO $$
 BEGIN
@@ -404,6 +426,7 @@ EXCEPTION WHEN OTHERS THEN
   RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, replace(SQLERRM, '"', '');	-- 18 quotes the name
 END $$;
 RESET temp_file_limit;
+RESET mergepath.gpu_sort_mem;
 SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
 -- a cancel while rows are read and runs written (the input sleeps after
 -- 200000 rows), while the runs are merged and rows returned (a cursor moved

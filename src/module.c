@@ -25,6 +25,7 @@ int			mp_max_gpu_backends = 8;
 int			mp_gpu_ordinal = 0;
 int			mp_gpu_pool_max_mb = 256;
 int			mp_gpu_idle_release = 60;
+int			mp_gpu_sort_mem_mb = 8192;
 int			mp_merge_runs = MP_RUNS_AUTO;
 
 static const struct config_enum_entry device_options[] = {
@@ -109,6 +110,16 @@ _PG_init(void)
 							"Device memory a backend keeps for its next GPU calls.",
 							"A call that needed more gets it, and frees it when it ends.",
 							&mp_gpu_pool_max_mb, 256, 0, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("mergepath.gpu_sort_mem",
+							"Device memory a sort that outgrows work_mem may keep its rows in.",
+							"Where the GPU sorts them (mergepath.device), a MergepathSort "
+							"whose input outgrows work_mem ships the rows it cannot hold to "
+							"the GPU instead of writing runs to temporary files, and sorts "
+							"them there at once; past this much, or past what the GPU has "
+							"free, it writes runs to temporary files. 0 keeps every such sort "
+							"on disk.",
+							&mp_gpu_sort_mem_mb, 8192, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.gpu_idle_release",
 							"Seconds without a GPU call after which a backend gives back its "

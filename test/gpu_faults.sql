@@ -116,4 +116,91 @@ SELECT pg_temp.expect(:'s_gpu_oom' = '53200', 'gpu raises 53200 when the device 
 SET mergepath.device = gpu;
 SELECT pg_temp.right_answer('with the memory back, the GPU answers again in the same session');
 SELECT pg_temp.expect(mergepath_info()->'last_call'->>'backend' = 'gpu', 'and ran on the GPU');
+
+-- A sort beyond work_mem whose rows the GPU keeps (mergepath.gpu_sort_mem):
+-- its method, the same rows as PostgreSQL's Sort, a cancel at times that
+-- fall in each phase (shipping rows, the sort, fetching them back) leaving
+-- no device memory held, the store drained into a run on disk where it
+-- reaches its limit, and where another process holds the GPU's memory
+CREATE TEMP TABLE rows5m AS
+SELECT g AS id, (random() * 1e6)::int4 AS k, random() AS f FROM generate_series(1, 5000000) g;
+ANALYZE rows5m;
+SET work_mem = '4MB';
+SET max_parallel_workers_per_gather = 0;
+SET mergepath.device = gpu;
+CREATE FUNCTION pg_temp.sorted_md5() RETURNS text LANGUAGE sql AS $$
+  SELECT md5(string_agg(id::text || ':' || k::text || ':' || f::text, ','))
+  FROM (SELECT id, k, f FROM rows5m ORDER BY k, id OFFSET 0) s
+$$;
+CREATE FUNCTION pg_temp.sort_method() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT id, k, f FROM rows5m ORDER BY k, id' LOOP
+    IF line ~ 'Sort Method' THEN
+      RETURN trim(line);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+SET mergepath.enable_sort = off;
+SELECT pg_temp.sorted_md5() AS want_md5 \gset
+RESET mergepath.enable_sort;
+SELECT pg_temp.sort_method() AS device_method \gset
+\echo beyond work_mem on the GPU: :device_method
+SELECT pg_temp.expect(:'device_method' LIKE 'Sort Method: external sort  Device: %',
+                      'the rows beyond work_mem are kept on the GPU');
+SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'the same rows in the same order as the Sort');
+SELECT (mergepath_info()->'gpu'->>'memory_free_mb')::int AS free_before \gset
+SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
+SELECT count(*) FROM (SELECT id, k, f FROM rows5m ORDER BY k, id OFFSET 0) s;
+SELECT (extract(epoch FROM clock_timestamp()) - :t0) * 1000 AS sort_ms \gset
+\echo the sort on the GPU: :sort_ms ms
+CREATE TEMP TABLE store_cancels (pct int, sqlstate text);
+\set ON_ERROR_STOP 0
+SELECT round(:sort_ms * 0.3) AS t \gset
+SET statement_timeout = :t;
+SELECT count(*) FROM (SELECT id, k, f FROM rows5m ORDER BY k, id OFFSET 0) s;
+\set s30 :SQLSTATE
+RESET statement_timeout;
+SELECT round(:sort_ms * 0.6) AS t \gset
+SET statement_timeout = :t;
+SELECT count(*) FROM (SELECT id, k, f FROM rows5m ORDER BY k, id OFFSET 0) s;
+\set s60 :SQLSTATE
+RESET statement_timeout;
+SELECT round(:sort_ms * 0.9) AS t \gset
+SET statement_timeout = :t;
+SELECT count(*) FROM (SELECT id, k, f FROM rows5m ORDER BY k, id OFFSET 0) s;
+\set s90 :SQLSTATE
+RESET statement_timeout;
+\set ON_ERROR_STOP 1
+SELECT (mergepath_info()->'gpu'->>'memory_free_mb')::int AS free_after \gset
+\echo cancels at 30, 60, 90% of the sort: :s30, :s60, :s90; device memory free :free_before MB before, :free_after MB after
+SELECT pg_temp.expect(:'s30' = '57014' AND :'s60' = '57014',
+                      'a statement_timeout while the GPU keeps the rows cancels the sort');
+SELECT pg_temp.expect(:free_after >= :free_before - 128, 'the cancelled sorts left no device memory held');
+SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'the sort after the cancels is right');
+SET mergepath.gpu_sort_mem = '64MB';
+SELECT pg_temp.sort_method() AS drained_method \gset
+\echo the store's limit reached: :drained_method
+SELECT pg_temp.expect(:'drained_method' LIKE 'Sort Method: external merge  Disk: %',
+                      'a store at its limit becomes a run on disk');
+SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'and the rows are the same');
+RESET mergepath.gpu_sort_mem;
+\! rm -f /tmp/mergepath-gpu-hog.out; (test/gpu_hog 200 300 >/tmp/mergepath-gpu-hog.out 2>&1 &); for i in $(seq 1 100); do grep -q holding /tmp/mergepath-gpu-hog.out && break; sleep 0.2; done; cat /tmp/mergepath-gpu-hog.out
+SET mergepath.device = auto;
+SET mergepath.gpu_min_elements = 0;
+SELECT pg_temp.sort_method() AS taken_method \gset
+\echo the GPU's memory held by another process: :taken_method
+SELECT pg_temp.expect(:'taken_method' LIKE 'Sort Method: external merge  Disk: %',
+                      'with the memory taken, the runs go to disk');
+SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'and the rows are the same');
+\! pkill -f 'test/gpu_hog' ; sleep 1
+RESET mergepath.gpu_min_elements;
+SET mergepath.device = gpu;
+SELECT pg_temp.sort_method() AS back_method \gset
+SELECT pg_temp.expect(:'back_method' LIKE 'Sort Method: external sort  Device: %',
+                      'with the memory back, the GPU keeps the rows again');
+RESET work_mem;
+RESET max_parallel_workers_per_gather;
 \echo faults: PASS

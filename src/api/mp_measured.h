@@ -53,6 +53,22 @@
 #define MP_COLD_GPU_MIN_ROWS		(1 << 20)
 
 /*
+ * A sort expected to outgrow its memory keeps its rows on the GPU
+ * (mergepath.gpu_sort_mem) in a process whose GPU is not set up only from
+ * this many rows on.  At work_mem 4MB, 10M rows `s(id, k, p1, p2)`, whole
+ * queries, medians of 3, the rows on the GPU against runs on disk on the
+ * CPU backend: the serial window query (the leader's GPU set up) 5853 /
+ * 7210 ms; the parallel ORDER BY, each of three processes sorting 3.3M
+ * rows (the workers new processes, each setting its GPU up), 3105 / 2766
+ * ms, and the parallel COPY 6620 / 4940.  Set-up, some 0.2 s a process,
+ * and the gain, about 0.14 s a million rows at 10M, meet at a few million
+ * rows; the floor keeps the workers of the default two-worker plan of a
+ * 10M-row sort (4.2M rows each by the planner's estimate) on disk.
+ * test/bench/sort_settings.sh, H100 host; NOTES.md "MergepathSort".
+ */
+#define MP_COLD_SPILL_MIN_ROWS		(1 << 23)
+
+/*
  * A parallel join's piece of work (a participant's part of the shared inner
  * side, a batch of its outer rows) below this many rows stays on the CPU in
  * a process whose GPU is not set up.  10M x 10M, work_mem 1GB, 2 workers

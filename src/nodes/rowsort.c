@@ -45,6 +45,10 @@
  * so that the last pass merges no more than it must).  Where random access
  * is asked for, the final merge goes to one more tape, each row followed
  * by its length so that it is read backwards too, as tuplesort does.
+ *
+ * Where the GPU sorts the rows, the rows beyond the memory go to its memory
+ * instead of to runs on disk, and are sorted there at once (device_spill
+ * and what follows it, below).
  */
 #include "postgres.h"
 
@@ -128,7 +132,8 @@ typedef enum rs_status
 	RS_LOADING,					/* taking rows */
 	RS_MEMORY,					/* sorted in memory */
 	RS_STREAM,					/* the final merge returns rows as it merges */
-	RS_TAPE						/* the final merge is on the result tape */
+	RS_TAPE,					/* the final merge is on the result tape */
+	RS_DEVICE					/* sorted on the GPU, fetched a chunk at a time */
 } rs_status;
 
 struct mp_rowsort
@@ -218,6 +223,20 @@ struct mp_rowsort
 	int64		nout;
 	int64		outpos;
 	int64		batch_cap;
+
+	/* the rows kept on the GPU instead of in runs on disk */
+	bool		dev_decided;	/* whether to keep them there, decided at the first spill */
+	mp_gpu_store *dev;
+	MemoryContextCallback dev_release;
+	Size		dev_bytes;		/* of the tuples shipped */
+	int64		dev_rows;
+	int64		dev_kb;			/* device memory the store held at its sort */
+	char	   *fetch_buf;		/* a chunk of rows in key order */
+	Size		fetch_size;
+	MinimalTuple *fetch_rows;
+	int64		fetch_cap;
+	int64		fetch_first;
+	int64		fetch_n;
 
 	/* the result tape of a random-access external sort */
 	LogicalTape *result;
@@ -449,7 +468,7 @@ stage_room(mp_rowsort *rs)
 static void
 count_room(mp_rowsort *rs)
 {
-	Size		fixed = (rs->spilled ? stage_room(rs) : 0) + rs->blocks.held +
+	Size		fixed = (rs->spilled || rs->dev ? stage_room(rs) : 0) + rs->blocks.held +
 		rs->room * array_bytes(rs);
 	Size		per_row = sort_bytes(rs, rs->gpu_sorts);
 
@@ -537,7 +556,7 @@ fold_early(mp_rowsort *rs, TupleTableSlot *slot)
 		((uint64 *) rs->early_keys)[rs->nrows] = acc;
 }
 
-static void write_run(mp_rowsort *rs);
+static void spill(mp_rowsort *rs);
 
 void
 mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
@@ -580,7 +599,7 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
 		double		t0 = mp_now_ms();
 
-		write_run(rs);
+		spill(rs);
 		rs->stats.spill_ms += mp_now_ms() - t0;
 		MemoryContextSwitchTo(old);
 	}
@@ -1242,6 +1261,442 @@ write_run(mp_rowsort *rs)
 }
 
 /*
+ * Rows kept on the GPU.  Where the GPU sorts the rows (the settings choose
+ * it for the whole input, as for MP_OP_NODE_SPILL) and mergepath.gpu_sort_mem
+ * allows, the rows the memory cannot hold are shipped to a row store in
+ * device memory instead of being sorted into a run on disk: as minimal
+ * tuples, each with its composite key in the wide layout (every key with its
+ * NULL bit, so that all shipments' keys compare).  At the end one stable sort
+ * on the device orders them all (equal keys in input order), and the rows
+ * come back in that order a chunk at a time into a buffer of the node's
+ * memory; any row is reached by its position, so backward fetches, mark and
+ * restore and rescans need no result tape.  Where the store would outgrow
+ * its limit or the GPU's free memory, it is drained into one run on disk
+ * and the sort goes on as an external merge.  A failure of the GPU loses
+ * the rows: the query ends with an error.
+ */
+
+/* The store freed with the sort's memory, on error too. */
+static void
+release_device(void *arg)
+{
+	mp_rowsort *rs = arg;
+
+	if (rs->dev == NULL)
+		return;
+	mp_gpu_store_free(rs->dev);
+	rs->dev = NULL;
+	mp_gpu_end();
+}
+
+/* A store call's status (after its cancels were served): failures raised. */
+static void
+device_call(mp_rowsort *rs, mp_status st)
+{
+	if (st != MP_OK)
+		mp_gpu_held_failed(rs->fname, st);
+	rs->stats.used_gpu = true;
+}
+
+/*
+ * Whether the rows held go to the GPU now: decided at the first spill, for
+ * the rows the planner expected (or those held, if more), as the settings
+ * choose for MP_OP_NODE_SPILL; the store is made then.
+ */
+static bool
+device_spill(mp_rowsort *rs)
+{
+	int			bits[16];
+	int64		n = (int64) Max(rs->est_rows, (double) rs->nrows);
+	char		note[sizeof(rs->stats.note)];
+	mp_status	st;
+
+	if (rs->dev)
+		return true;
+	if (rs->dev_decided)
+		return false;
+	rs->dev_decided = true;
+	if (mp_gpu_sort_mem_mb <= 0 || rs->spilled || rs->wide.nwords > lengthof(bits))
+		return false;
+	if (!mp_gpu_chosen(MP_OP_NODE_SPILL, n, NULL, 0) ||
+		!mp_gpu_hold(rs->fname, note, sizeof(note)))
+		return false;
+	for (int w = 0; w < rs->wide.nwords; w++)
+		bits[w] = Min(rs->key_bits_max - 64 * w, rs->wide.word_bytes * 8);
+	st = mp_gpu_store_create(rs->wide.nwords, rs->wide.word_bytes, bits,
+							 (size_t) mp_gpu_sort_mem_mb << 20, &rs->dev);
+	if (st != MP_OK)
+	{
+		mp_gpu_end();
+		mp_gpu_held_failed(rs->fname, st);
+	}
+	rs->dev_release.func = release_device;
+	rs->dev_release.arg = rs;
+	MemoryContextRegisterResetCallback(rs->cxt, &rs->dev_release);
+	return true;
+}
+
+/*
+ * The held rows' composite keys in the wide layout (word-major, as
+ * fold_keys'): the keys folded while reading, widened, where no key had a
+ * NULL; else folded again with every NULL bit.
+ */
+static void *
+wide_keys(mp_rowsort *rs)
+{
+	int64		n = rs->nrows;
+	int			nwords = rs->wide.nwords;
+	int			wb = rs->wide.word_bytes;
+	bool		narrow = rs->fold_early && !rs->run_nulls;
+	void	   *words;
+
+	for (int k = 0; k < rs->nkeys; k++)
+		narrow &= !rs->keys[k].has_nulls;
+	if (narrow)
+	{
+		uint64	   *acc = rs->acc;
+
+		words = mp_big_alloc(&rs->big, (Size) Max(n, 1) * nwords * wb);
+		for (int64 i = 0; i < n; i++)
+		{
+			uint64		early = early_bytes(rs) == 4 ? ((const uint32 *) rs->early_keys)[i]
+				: ((const uint64 *) rs->early_keys)[i];
+
+			memset(acc, 0, (rs->maxwords + 1) * sizeof(uint64));
+			for (int k = 0; k < rs->nkeys; k++)
+			{
+				rs_keydef  *key = &rs->keys[k];
+
+				mp_key_put(acc, key->wide_lo, key->bits, mp_key_get(&early, key->narrow_lo,
+																	key->bits));
+				mp_key_put(acc, key->wide_lo + key->bits, 1,
+						   mp_key_null_bit(false, key->nulls_first));
+			}
+			if (wb == 4)
+				((uint32 *) words)[i] = (uint32) acc[0];
+			else
+				for (int w = 0; w < nwords; w++)
+					((uint64 *) words)[(Size) w * n + i] = acc[w];
+		}
+	}
+	else
+	{
+		int			got_words,
+					got_bytes;
+
+		for (int k = 0; k < rs->nkeys; k++)
+		{
+			rs->keys[k].lo = rs->keys[k].wide_lo;
+			rs->keys[k].has_nulls = true;
+		}
+		words = fold_keys(rs, rs->key_bits_max, &got_words, &got_bytes);
+		Assert(got_words == nwords && got_bytes == wb);
+		for (int k = 0; k < rs->nkeys; k++)
+			rs->keys[k].lo = rs->keys[k].narrow_lo;
+	}
+	if (rs->early_keys)
+		mp_big_free(&rs->big, rs->early_keys);
+	rs->early_keys = NULL;
+	return words;
+}
+
+/* A held row's bytes as a tuple in the store: its length, 8-byte aligned. */
+static inline Size
+ship_len(const mp_rowsort *rs, int64 i)
+{
+	return MAXALIGN(rs->value_rows ? value_tuple(rs, i, row_nulls(rs, i), NULL)
+					: rs->rows[i]->t_len);
+}
+
+/* The tuples of a chunk of held rows, as stage_run's: sizes, then copies. */
+typedef struct ship_job
+{
+	const mp_rowsort *rs;
+	int64		first;			/* the chunk's first row */
+	Size	   *at;				/* a tuple's size, then its offset */
+	char	   *buf;
+} ship_job;
+
+static void
+ship_sizes(void *ctx, int64_t lo, int64_t hi)
+{
+	ship_job   *job = ctx;
+
+	for (int64_t j = lo; j < hi; j++)
+		job->at[j] = ship_len(job->rs, job->first + j);
+}
+
+static void
+ship_copy(void *ctx, int64_t lo, int64_t hi)
+{
+	ship_job   *job = ctx;
+	const mp_rowsort *rs = job->rs;
+
+	for (int64_t j = lo; j < hi; j++)
+	{
+		int64		i = job->first + j;
+		char	   *to = job->buf + job->at[j];
+		Size		room = job->at[j + 1] - job->at[j];
+
+		if (!rs->value_rows)
+		{
+			MinimalTuple row = rs->rows[i];
+
+			memcpy(to, row, row->t_len);
+			memset(to + row->t_len, 0, room - row->t_len);
+		}
+		else
+		{
+			uint64		nulls = row_nulls(rs, i);
+			uint32		len = value_tuple(rs, i, nulls, NULL);
+
+			memset(to, 0, room);
+			((MinimalTuple) to)->t_len = len;
+			(void) value_tuple(rs, i, nulls, to + MINIMAL_TUPLE_DATA_OFFSET);
+		}
+	}
+}
+
+/*
+ * The rows held go to the store, and are forgotten; false, with nothing
+ * shipped, where the store cannot take them (its limit, or the GPU's free
+ * memory).
+ */
+static bool
+ship_rows(mp_rowsort *rs)
+{
+	int64		n = rs->nrows;
+	Size		room = stage_room(rs);
+	Size	   *at = palloc((STAGE_ROWS + 1) * sizeof(Size));
+	uint64	   *off = palloc(STAGE_ROWS * sizeof(uint64));
+	char	   *buf = palloc(room);
+	ship_job	job = {rs, 0, at, buf};
+	int			wb = rs->wide.word_bytes;
+	Size		total = 0;
+	Size		base = rs->dev_bytes;
+	double		t0 = mp_now_ms(),
+				t1;
+	void	   *words;
+	mp_status	st;
+
+	if (rs->value_rows && n > 0)
+		lay_out_nulls(rs, row_nulls(rs, 0));
+	for (int64 i = 0; i < n; i++)
+		total += ship_len(rs, i);
+	st = mp_gpu_store_reserve(rs->dev, n, total);
+	if (st == MP_OUT_OF_MEMORY)
+	{
+		pfree(at);
+		pfree(off);
+		pfree(buf);
+		return false;
+	}
+	device_call(rs, st);
+	words = wide_keys(rs);
+	t1 = mp_now_ms();
+	rs->stats.keys_ms += t1 - t0;
+	note_peak(rs);
+	for (int64 j = 0; j < n;)
+	{
+		int64		c = Min(STAGE_ROWS, n - j);
+		int64		m = 0;
+		Size		used = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		job.first = j;
+		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, ship_sizes, &job);
+		/* the tuples that fit (one at least: a larger one grows the buffer) */
+		while (m < c && (m == 0 || used + at[m] <= room))
+		{
+			Size		size = at[m];
+
+			at[m] = used;
+			off[m++] = base + used;
+			used += size;
+		}
+		at[m] = used;
+		if (used > room)
+		{
+			buf = repalloc_huge(buf, used);
+			room = used;
+			job.buf = buf;
+		}
+		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART, ship_copy, &job);
+		while ((st = mp_gpu_store_append(rs->dev, buf, used, off, (char *) words + (Size) j * wb,
+										 n, m, mp_poll, &rs->stats.gpu)) == MP_CANCELLED)
+			CHECK_FOR_INTERRUPTS();
+		device_call(rs, st);
+		base += used;
+		j += m;
+	}
+	Assert(base == rs->dev_bytes + total);
+	rs->dev_bytes = base;
+	rs->dev_rows += n;
+	rs->stats.runs++;
+	mp_big_free(&rs->big, words);
+	pfree(at);
+	pfree(off);
+	pfree(buf);
+	note_peak(rs);
+	forget_rows(rs);
+	rs->stats.write_ms += mp_now_ms() - t1;
+	return true;
+}
+
+/* The store's sort, and the buffer rows are fetched into: the memory that
+ * held the rows, two thirds for tuples and a third for pointers to them. */
+static void
+device_sort(mp_rowsort *rs)
+{
+	double		t0 = mp_now_ms();
+	mp_status	st;
+
+	while ((st = mp_gpu_store_sort(rs->dev, mp_poll, &rs->stats.gpu)) == MP_CANCELLED)
+		CHECK_FOR_INTERRUPTS();
+	device_call(rs, st);
+	rs->dev_kb = (int64) ((mp_gpu_store_device_bytes(rs->dev) + 1023) / 1024);
+	rs->fetch_size = MAXALIGN(Max(rs->limit * 2 / 3, (Size) 65536));
+	rs->fetch_cap = (int64) (rs->fetch_size / (3 * sizeof(MinimalTuple)));
+	rs->fetch_buf = MemoryContextAllocHuge(rs->cxt, rs->fetch_size);
+	rs->fetch_rows = MemoryContextAllocHuge(rs->cxt, rs->fetch_cap * sizeof(MinimalTuple));
+	rs->fetch_first = rs->fetch_n = 0;
+	rs->stats.sort_ms += mp_now_ms() - t0;
+	note_peak(rs);
+}
+
+/* The chunk of rows in key order from first on. */
+static void
+fetch_at(mp_rowsort *rs, int64 first)
+{
+	double		t0 = mp_now_ms();
+	int64		rows;
+	size_t		bytes;
+	char	   *p;
+	mp_status	st;
+
+	for (;;)
+	{
+		while ((st = mp_gpu_store_fetch(rs->dev, first, rs->fetch_cap, rs->fetch_size,
+										rs->fetch_buf, &rows, &bytes, mp_poll,
+										&rs->stats.gpu)) == MP_CANCELLED)
+			CHECK_FOR_INTERRUPTS();
+		device_call(rs, st);
+		if (rows > 0)
+			break;
+		/* a row longer than the buffer: grow it */
+		rs->fetch_buf = repalloc_huge(rs->fetch_buf, bytes);
+		rs->fetch_size = bytes;
+		note_peak(rs);
+	}
+	p = rs->fetch_buf;
+	for (int64 j = 0; j < rows; j++)
+	{
+		rs->fetch_rows[j] = (MinimalTuple) p;
+		p += MAXALIGN(((MinimalTuple) p)->t_len);
+	}
+	Assert(p == rs->fetch_buf + bytes);
+	rs->fetch_first = first;
+	rs->fetch_n = rows;
+	rs->stats.merge_ms += mp_now_ms() - t0;
+}
+
+/* Row pos of the store's order, fetched if it is not: the chunk from it
+ * on, going forward; the chunk that ends at it, going backward. */
+static MinimalTuple
+fetch_row(mp_rowsort *rs, int64 pos, bool forward)
+{
+	if (pos < rs->fetch_first || pos >= rs->fetch_first + rs->fetch_n)
+	{
+		fetch_at(rs, forward ? pos : Max(pos - Max(rs->fetch_n, 1) + 1, 0));
+		if (pos >= rs->fetch_first + rs->fetch_n)
+			fetch_at(rs, pos);
+	}
+	return rs->fetch_rows[pos - rs->fetch_first];
+}
+
+/* A fetched row's composite key in the wide layout, into key. */
+static void
+tuple_wide_key(mp_rowsort *rs, MinimalTuple row, uint64 *key)
+{
+	HeapTupleData tuple;
+
+	memset(key, 0, rs->maxwords * sizeof(uint64));
+	mp_row_as_heap(row, &tuple);
+	for (int k = 0; k < rs->nkeys; k++)
+	{
+		rs_keydef  *def = &rs->keys[k];
+		bool		isnull;
+		Datum		d = heap_getattr(&tuple, def->attno, rs->desc, &isnull);
+		uint64		v = isnull ? 0 : mp_fold_key(def->kind, d);
+
+		mp_key_put(key, def->wide_lo, def->bits, mp_key_value(v, def->bits, def->desc, isnull));
+		mp_key_put(key, def->wide_lo + def->bits, 1, mp_key_null_bit(isnull, def->nulls_first));
+	}
+}
+
+/*
+ * The store, sorted, becomes one run on disk (wide), and is freed: the
+ * rows held after it go to runs on disk, as an external merge's.
+ */
+static void
+drain_device(mp_rowsort *rs)
+{
+	LogicalTape *tape;
+	double		t0;
+
+	if (rs->dev_rows == 0)
+	{
+		/* the first rows did not fit: nothing to drain */
+		release_device(rs);
+		return;
+	}
+	if (!rs->spilled)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+
+		PrepareTempTablespaces();
+		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+		MemoryContextSwitchTo(old);
+		rs->spilled = true;
+	}
+	device_sort(rs);
+	t0 = mp_now_ms();
+	rs->nwords = rs->wide.nwords;
+	rs->word_bytes = rs->wide.word_bytes;
+	tape = LogicalTapeCreate(rs->tapes);
+	for (int64 first = 0; first < rs->dev_rows; first += rs->fetch_n)
+	{
+		CHECK_FOR_INTERRUPTS();
+		fetch_at(rs, first);
+		for (int64 j = 0; j < rs->fetch_n; j++)
+		{
+			tuple_wide_key(rs, rs->fetch_rows[j], rs->key);
+			write_record(rs, tape, rs->key, rs->fetch_rows[j]);
+		}
+	}
+	add_run(rs, tape, rs->dev_rows, true);
+	rs->stats.runs--;			/* counted as shipped */
+	pfree(rs->fetch_buf);
+	pfree(rs->fetch_rows);
+	rs->fetch_buf = NULL;
+	rs->fetch_rows = NULL;
+	rs->fetch_n = 0;
+	release_device(rs);
+	rs->stats.write_ms += mp_now_ms() - t0;
+}
+
+/* The rows held go to the GPU's store, or to a run on disk. */
+static void
+spill(mp_rowsort *rs)
+{
+	if (device_spill(rs) && ship_rows(rs))
+		return;
+	if (rs->dev)
+		drain_device(rs);
+	write_run(rs);
+}
+
+/*
  * The merge's windows: each of the k runs gets an equal share of the
  * memory, its tape's buffer, and 5/12 of the rest for its tuples: a row of
  * WINDOW_ROW_BYTES also takes its key and pointer in the window and its
@@ -1673,13 +2128,27 @@ mp_rowsort_perform(mp_rowsort *rs)
 {
 	MemoryContext old;
 
+	old = MemoryContextSwitchTo(rs->cxt);
+	if (rs->dev && (rs->nrows == 0 || ship_rows(rs)))
+	{
+		/* every row is on the GPU */
+		MemoryContextReset(rs->rows_cxt);
+		device_sort(rs);
+		rs->stats.method = MP_ROWSORT_DEVICE;
+		rs->status = RS_DEVICE;
+		rs->cur = -1;
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	if (rs->dev)
+		drain_device(rs);
 	if (!rs->spilled)
 	{
+		MemoryContextSwitchTo(old);
 		sort_in_memory(rs);
 		note_peak(rs);
 		return;
 	}
-	old = MemoryContextSwitchTo(rs->cxt);
 	if (rs->nrows > 0)
 		write_run(rs);
 	MemoryContextReset(rs->rows_cxt);
@@ -1816,6 +2285,17 @@ mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
 				__builtin_prefetch(rs->rows[rs->cur + 8]);
 			store_held(rs, rs->cur, slot);
 			return true;
+		case RS_DEVICE:
+			if (forward)
+				rs->cur += rs->cur < rs->dev_rows;
+			else
+				rs->cur -= rs->cur >= 0;
+			if (rs->cur < 0 || rs->cur >= rs->dev_rows)
+				break;
+			old = MemoryContextSwitchTo(rs->cxt);
+			ExecStoreMinimalTuple(fetch_row(rs, rs->cur, forward), slot, false);
+			MemoryContextSwitchTo(old);
+			return true;
 		case RS_STREAM:
 		case RS_TAPE:
 			break;
@@ -1856,7 +2336,9 @@ mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats)
 {
 	*stats = rs->stats;
 	stats->memory_kb = (int64) (rs->peak_bytes + 1023) / 1024;
-	if (rs->spilled)
+	if (rs->status == RS_DEVICE)
+		stats->space_kb = rs->dev_kb;
+	else if (rs->spilled)
 		stats->space_kb = (int64) LogicalTapeSetBlocks(rs->tapes) * (BLCKSZ / 1024);
 	else
 		stats->space_kb = stats->memory_kb;
@@ -1879,6 +2361,8 @@ mp_rowsort_method_name(mp_rowsort_method method)
 			return "radix";
 		case MP_ROWSORT_EXTERNAL:
 			return "external merge";
+		case MP_ROWSORT_DEVICE:
+			return "external sort";
 		case MP_ROWSORT_NONE:
 			break;
 	}

@@ -30,15 +30,17 @@ typedef enum mp_rowsort_method
 {
 	MP_ROWSORT_NONE,			/* not sorted yet */
 	MP_ROWSORT_MEMORY,			/* one sort of all rows in memory */
-	MP_ROWSORT_EXTERNAL			/* sorted runs on disk, merged */
+	MP_ROWSORT_EXTERNAL,		/* sorted runs on disk, merged */
+	MP_ROWSORT_DEVICE			/* the rows beyond memory kept on the GPU, sorted there */
 } mp_rowsort_method;
 
 typedef struct mp_rowsort_stats
 {
 	mp_rowsort_method method;
-	int64		space_kb;		/* peak memory, or disk for an external sort */
+	int64		space_kb;		/* peak memory, disk for an external merge, device
+								 * memory for an external sort on the GPU */
 	int64		memory_kb;		/* peak memory (both methods) */
-	int			runs;			/* runs written to disk */
+	int			runs;			/* runs written to disk, or batches shipped to the GPU */
 	int			passes;			/* merge passes, the final one included */
 	bool		used_gpu;		/* some sort or merge ran on the GPU */
 	bool		used_cpu;		/* some ran on the CPU */

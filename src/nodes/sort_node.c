@@ -365,7 +365,8 @@ backend_text(const mp_rowsort_stats *st)
 static const char *
 space_type(const mp_rowsort_stats *st)
 {
-	return st->method == MP_ROWSORT_EXTERNAL ? "Disk" : "Memory";
+	return st->method == MP_ROWSORT_EXTERNAL ? "Disk"
+		: st->method == MP_ROWSORT_DEVICE ? "Device" : "Memory";
 }
 
 /* A worker's sort, on a line of its own (text) or as a group. */
@@ -379,7 +380,7 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 		appendStringInfoSpaces(es->str, es->indent * 2);
 		appendStringInfo(es->str, "Worker %d:  Sort Method: %s  %s: " INT64_FORMAT "kB",
 						 n, mp_rowsort_method_name(st->method), space_type(st), st->space_kb);
-		if (st->method == MP_ROWSORT_EXTERNAL)
+		if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
 			appendStringInfo(es->str, "  Runs: %d", st->runs);
 		appendStringInfo(es->str, "  Backend: %s\n",
 						 st->used_gpu && st->used_cpu ? "gpu and cpu"
@@ -410,7 +411,7 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	r = own_report(state);
 	st = &r->stats;
-	external = st->method == MP_ROWSORT_EXTERNAL;
+	external = st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE;
 	if (r->sorted)
 	{
 		if (es->format == EXPLAIN_FORMAT_TEXT)
@@ -429,9 +430,12 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			if (es->format == EXPLAIN_FORMAT_TEXT)
 				ExplainPropertyText("Sort Runs",
-									psprintf("%d, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
-											 st->runs, st->passes, st->passes == 1 ? "" : "es",
-											 st->memory_kb),
+									st->method == MP_ROWSORT_DEVICE
+									? psprintf("%d, sorted on the device, Memory: " INT64_FORMAT "kB",
+											   st->runs, st->memory_kb)
+									: psprintf("%d, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
+											   st->runs, st->passes, st->passes == 1 ? "" : "es",
+											   st->memory_kb),
 									es);
 			else
 			{
@@ -466,7 +470,10 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (st->used_gpu)
 				appendStringInfo(&buf, " (in %.3f, kernels %.3f, out %.3f)", st->gpu.h2d_ms,
 								 st->gpu.kernel_ms, st->gpu.d2h_ms);
-			if (external)
+			if (st->method == MP_ROWSORT_DEVICE)
+				appendStringInfo(&buf, ", ship %.3f ms, fetch %.3f ms", st->write_ms,
+								 st->merge_ms);
+			else if (external)
 				appendStringInfo(&buf, ", write %.3f ms, merge %.3f ms", st->write_ms,
 								 st->merge_ms);
 			appendStringInfo(&buf, ", return %.3f ms", return_ms);

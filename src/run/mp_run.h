@@ -42,6 +42,7 @@ extern int	mp_max_gpu_backends;
 extern int	mp_gpu_ordinal;
 extern int	mp_gpu_pool_max_mb;
 extern int	mp_gpu_idle_release;
+extern int	mp_gpu_sort_mem_mb;
 
 /* A validated one-dimensional array argument without nulls. */
 typedef struct mp_arg
@@ -77,6 +78,7 @@ typedef enum mp_op
 	MP_OP_NODES,
 	MP_OP_NODE_RUN,				/* a sort node's run, once it has spilled */
 	MP_OP_NODE_MERGE,			/* a batch of a sort node's merge of runs */
+	MP_OP_NODE_SPILL,			/* a sort node's rows kept on the GPU beyond its memory */
 	MP_OP_JOIN_PART,			/* a parallel join's inner sort or outer batch */
 	MP_N_OPS
 } mp_op;
@@ -117,6 +119,8 @@ extern bool mp_gpu_expected(mp_op op, int64 n);
 extern bool mp_gpu_plannable(void);
 extern void mp_extend_last_call(double ms, const mp_gpu_timing *more);
 extern bool mp_poll(void);
+extern bool mp_gpu_hold(const char *fname, char *note, size_t note_size);
+pg_noreturn extern void mp_gpu_held_failed(const char *fname, mp_status st);
 extern void mp_describe_backends(StringInfo json);
 
 /* gpu_life.c */

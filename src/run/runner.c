@@ -160,6 +160,47 @@ run_on_gpu_bracketed(const char *fname, void *ctx, mp_work_fn work, mp_status *s
 }
 
 /*
+ * Work that keeps device memory across calls (rowsort.c's rows on the
+ * GPU): the GPU set up inside mp_gpu_begin, which the caller ends with
+ * mp_gpu_end once it has freed that memory (also on error).  False where
+ * the GPU cannot be had, why in note; under mergepath.device = gpu that is
+ * raised, as mp_run raises it.
+ */
+bool
+mp_gpu_hold(const char *fname, char *note, size_t note_size)
+{
+	const char *why = NULL;
+	mp_status	st;
+
+	mp_gpu_begin();
+	if ((st = mp_gpu_acquire(&why)) == MP_OK)
+		return true;
+	mp_gpu_end();
+	if (mp_device == MP_DEVICE_GPU)
+		report_gpu_failure(fname, st, why);
+	mp_gpu_unavailable_note(why, note, note_size);
+	return false;
+}
+
+/*
+ * A failure of such work, raised: its device memory may be gone with the
+ * GPU's context, and with it what the work kept there, so there is no CPU
+ * to fall back to.  The GPU is set up again at the next call.
+ */
+void
+mp_gpu_held_failed(const char *fname, mp_status st)
+{
+	if (st != MP_OUT_OF_MEMORY)
+		mp_gpu_lost(st);
+	ereport(ERROR,
+			(errcode(st == MP_OUT_OF_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
+			 errmsg("%s: the GPU failed while it kept the sort's rows: %s", fname,
+					mp_gpu_last_error()),
+			 errhint("Set mergepath.gpu_sort_mem to 0 to keep sorts beyond work_mem in "
+					 "temporary files.")));
+}
+
+/*
  * Where mergepath.device = auto starts to use the GPU, operation by
  * operation, in input elements (rows for the aggregates and the nodes): the
  * measured crossovers (api/mp_measured.h).  mergepath.gpu_min_elements,
@@ -192,11 +233,14 @@ static const struct
 	"runs below 1048576 rows stay on the CPU in a process without the GPU set up"},
 	[MP_OP_NODE_MERGE] = {"nodes", MP_GPU_MIN_NODES, false, MP_MERGE_GPU_MIN_ROWS, 0,
 	"merge batches below 1048576 rows stay on the CPU"},
+	[MP_OP_NODE_SPILL] = {"nodes", MP_GPU_MIN_NODES, false, 0, MP_COLD_SPILL_MIN_ROWS,
+	"sorts below 8388608 rows keep their runs on disk in a process without the GPU set up"},
 	[MP_OP_JOIN_PART] = {"nodes", MP_GPU_MIN_NODES, false, 0, MP_COLD_JOIN_PART_MIN_ROWS,
 	"a parallel join's pieces below 16777216 rows stay on the CPU in a process without the GPU set up"},
 };
 
 StaticAssertDecl(MP_COLD_GPU_MIN_ROWS == 1048576 && MP_MERGE_GPU_MIN_ROWS == 1048576 &&
+				 MP_COLD_SPILL_MIN_ROWS == 8388608 &&
 				 MP_COLD_JOIN_PART_MIN_ROWS == 16777216,
 				 "the floors' notes give their sizes");
 
