@@ -1226,6 +1226,21 @@ stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *wor
 	pfree(buf);
 }
 
+/* The tape set runs are written to, at the first run. */
+static void
+open_tapes(mp_rowsort *rs)
+{
+	MemoryContext old;
+
+	if (rs->spilled)
+		return;
+	old = MemoryContextSwitchTo(rs->cxt);
+	PrepareTempTablespaces();
+	rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+	MemoryContextSwitchTo(old);
+	rs->spilled = true;
+}
+
 /* The rows held, sorted, become a run on disk; then they are forgotten. */
 static void
 write_run(mp_rowsort *rs)
@@ -1237,15 +1252,7 @@ write_run(mp_rowsort *rs)
 	double		t0;
 	int64		n = rs->nrows;
 
-	if (!rs->spilled)
-	{
-		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
-
-		PrepareTempTablespaces();
-		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
-		MemoryContextSwitchTo(old);
-		rs->spilled = true;
-	}
+	open_tapes(rs);
 	perm = sort_held(rs, &keys, bits);
 	rs->nwords = keys.nwords;
 	rs->word_bytes = keys.word_bytes;
@@ -1650,15 +1657,7 @@ drain_device(mp_rowsort *rs)
 		release_device(rs);
 		return;
 	}
-	if (!rs->spilled)
-	{
-		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
-
-		PrepareTempTablespaces();
-		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
-		MemoryContextSwitchTo(old);
-		rs->spilled = true;
-	}
+	open_tapes(rs);
 	device_sort(rs);
 	t0 = mp_now_ms();
 	rs->nwords = rs->wide.nwords;
