@@ -162,7 +162,9 @@ sort_as(mp_gpu_store *s, mp_poll_fn poll, mp_gpu_timing *timing)
 	uint64_t	end = s->bytes;
 
 	MP_CUDA(sort_rows_temp_bytes<K>(n, &temp_bytes));
-	MP_CUDA(cudaMalloc(&s->perm, (size_t) n * sizeof(uint32_t)));
+	/* kept from a try that failed after it, so that a retry leaks nothing */
+	if (s->perm == nullptr)
+		MP_CUDA(cudaMalloc(&s->perm, (size_t) n * sizeof(uint32_t)));
 
 	gpu_job<int> job(poll, timing);
 	piece<K>	words = job.room<K>((size_t) n * s->nwords);
