@@ -77,6 +77,35 @@ run_filter(gpu_job<batch_status> &job, filter_scratch<T> &fs, const T *x, const 
 										gpu_stream());
 }
 
+/* The set operation op of every pair (batch_setop_on_device). */
+template <typename T>
+cudaError_t
+run_setop(mp_setop op, const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+		  int64_t npairs, int64_t total, T *out, int64_t capacity, int64_t *out_off,
+		  int64_t *length, int64_t *parts, unsigned long long *chain, int *unsorted)
+{
+	switch (op)
+	{
+		case MP_INTERSECT:
+			return batch_setop_on_device<T, MP_INTERSECT>(a, a_off, b, b_off, npairs, total, out,
+														  capacity, out_off, length, parts,
+														  chain, unsorted, gpu_stream());
+		case MP_UNION:
+			return batch_setop_on_device<T, MP_UNION>(a, a_off, b, b_off, npairs, total, out,
+													  capacity, out_off, length, parts, chain,
+													  unsorted, gpu_stream());
+		case MP_EXCEPT:
+			return batch_setop_on_device<T, MP_EXCEPT>(a, a_off, b, b_off, npairs, total, out,
+													   capacity, out_off, length, parts, chain,
+													   unsorted, gpu_stream());
+		case MP_SYMDIFF:
+			return batch_setop_on_device<T, MP_SYMDIFF>(a, a_off, b, b_off, npairs, total, out,
+														capacity, out_off, length, parts, chain,
+														unsorted, gpu_stream());
+	}
+	return cudaErrorInvalidValue;
+}
+
 template <typename T>
 mp_status
 batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing *timing)
@@ -108,14 +137,11 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	piece<T>	d_out = job.room<T>(kind == MP_ARRAY_SEARCH ? 0 : mp_batch_room(call));
 	piece<int32_t> d_ranks = job.room<int32_t>(kind == MP_ARRAY_SEARCH ? nb : 0);
 	piece<int64_t> d_out_off = job.room<int64_t>(np + 1);
-	/* the filtered sides of a union or symdiff, and their offsets */
-	const bool	merged_filter = kind == MP_ARRAY_SETOP && (op == MP_UNION || op == MP_SYMDIFF);
-	piece<T>	d_fa = job.room<T>(merged_filter && op == MP_SYMDIFF ? na : 0);
-	piece<T>	d_fb = job.room<T>(merged_filter ? nb : 0);
-	piece<int64_t> d_faoff = job.room<int64_t>(merged_filter ? np + 1 : 0);
-	piece<int64_t> d_fboff = job.room<int64_t>(merged_filter ? np + 1 : 0);
-	piece<int64_t> d_parts = job.room<int64_t>(kind == MP_ARRAY_MERGE || merged_filter
-											   ? batch_merge_parts<T>(na + nb) : 0);
+	const bool	setop = kind == MP_ARRAY_SETOP;
+	piece<int64_t> d_parts = job.room<int64_t>(kind == MP_ARRAY_MERGE ? batch_merge_parts<T>(na + nb)
+											   : setop ? batch_setop_parts<T>(na + nb) : 0);
+	piece<unsigned long long> d_chain =
+		job.room<unsigned long long>(setop ? batch_setop_chain_words<T>(na + nb) : 0);
 	filter_scratch<T> fs;
 	piece<typename order<T>::key_type> d_keys =
 		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&
@@ -123,8 +149,10 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	size_t		sort_bytes = 0;
 	piece<char> d_sort;
 
-	if (kind == MP_ARRAY_SETOP || kind == MP_ARRAY_SEMIJOIN || kind == MP_ARRAY_UNIQUE)
-		if (mp_status st = fs.carve(job, na > nb ? na : nb))
+	if (setop && na + nb > INT32_MAX)
+		return gpu_cannot("the GPU set operations take at most 2^31 - 1 elements in all");
+	if (kind == MP_ARRAY_SEMIJOIN || kind == MP_ARRAY_UNIQUE)
+		if (mp_status st = fs.carve(job, na))
 			return st;
 	if (kind == MP_ARRAY_SORT)
 	{
@@ -144,7 +172,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	if (mp_status st = job.run("batch kernels", [&]() -> cudaError_t {
 		cudaError_t err = cudaSuccess;
 
-		if (flag != nullptr && kind != MP_ARRAY_MERGE && kind != MP_ARRAY_SORT)
+		/* the merge's and the set operations' checks ride on their steps */
+		if (flag != nullptr && kind != MP_ARRAY_MERGE && kind != MP_ARRAY_SORT && !setop)
 		{
 			if ((err = batch_check_on_device(da, daoff, np, na, flag, gpu_stream())))
 				return err;
@@ -174,27 +203,10 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 				return run_filter<T, KEEP_FOUND>(job, fs, da, daoff, db, dboff, np, na,
 												 job[d_out], job[d_out_off], 0);
 			case MP_ARRAY_SETOP:
-				switch (op)
-				{
-					case MP_INTERSECT:
-						return run_filter<T, KEEP_PAIRED>(job, fs, da, daoff, db, dboff, np, na,
-														  job[d_out], job[d_out_off], 0);
-					case MP_EXCEPT:
-						return run_filter<T, KEEP_UNPAIRED>(job, fs, da, daoff, db, dboff, np,
-															na, job[d_out], job[d_out_off], 0);
-					case MP_UNION:
-						/* b's unpaired copies, to merge with a whole */
-						return run_filter<T, KEEP_UNPAIRED>(job, fs, db, dboff, da, daoff, np, nb,
-															job[d_fb], job[d_fboff], 1);
-					case MP_SYMDIFF:
-						/* both sides' unpaired copies, to merge */
-						if ((err = run_filter<T, KEEP_UNPAIRED>(job, fs, da, daoff, db, dboff, np,
-																na, job[d_fa], job[d_faoff], 0)))
-							return err;
-						return run_filter<T, KEEP_UNPAIRED>(job, fs, db, dboff, da, daoff, np, nb,
-															job[d_fb], job[d_fboff], 1);
-				}
-				break;
+				return run_setop(op, da, daoff, db, dboff, np, na + nb, job[d_out],
+								 mp_batch_room(call), job[d_out_off],
+								 &job.device_status()->kept[0], job[d_parts], job[d_chain],
+								 flag);
 			case MP_ARRAY_JOIN_COUNT:
 				break;
 		}
@@ -207,21 +219,6 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 		return call->bad_pair >= 0 ? MP_UNSORTED
 			: gpu_cannot("the batch's check and the host's disagree");
 	}
-
-	/* a union or symdiff: the filtered sides merged, now that their
-	 * lengths are known (the run clears the status: keep it) */
-	const batch_status filtered = job.status();
-	const int64_t kept_a = op == MP_SYMDIFF ? filtered.kept[0] : na;
-
-	if (merged_filter)
-		if (mp_status st = job.run("batch merge", [&]() -> cudaError_t {
-			return batch_merge_on_device(op == MP_SYMDIFF ? (const T *) job[d_fa] : da,
-										 op == MP_SYMDIFF ? job[d_faoff] : daoff,
-										 (const T *) job[d_fb], job[d_fboff], np,
-										 kept_a + filtered.kept[1], job[d_out], job[d_parts],
-										 nullptr, gpu_stream());
-		}))
-			return st;
 
 	/* the results' offsets, and the results */
 	int64_t		nout;
@@ -239,30 +236,9 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 				return job.stage_out((int32_t *) call->out, job[d_ranks], nout);
 			return job.stage_out((T *) call->out, job[d_out], nout);
 		default:
-			if (merged_filter)
-			{
-				/* the merge's offsets: both filtered sides' added up */
-				int64_t    *fa = (int64_t *) malloc((np + 1) * sizeof(int64_t));
-				mp_status	st;
-
-				if (fa == nullptr)
-					return MP_OUT_OF_MEMORY;
-				st = job.stage_out(call->out_off, job[d_fboff], np + 1);
-				if (st == MP_OK && op == MP_SYMDIFF)
-					st = job.stage_out(fa, job[d_faoff], np + 1);
-				for (int64_t p = 0; st == MP_OK && p <= np; p++)
-					call->out_off[p] += op == MP_SYMDIFF ? fa[p] : a_off.off[p];
-				free(fa);
-				if (st != MP_OK)
-					return st;
-				nout = kept_a + filtered.kept[1];
-			}
-			else
-			{
-				nout = filtered.kept[0];
-				if (mp_status st = job.stage_out(call->out_off, job[d_out_off], np + 1))
-					return st;
-			}
+			nout = job.status().kept[0];
+			if (mp_status st = job.stage_out(call->out_off, job[d_out_off], np + 1))
+				return st;
 			return job.stage_out((T *) call->out, job[d_out], nout);
 	}
 }

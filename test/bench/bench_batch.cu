@@ -15,7 +15,8 @@
  * device; a set operation's "of copy" is its rate (inputs and output bytes
  * over its time) against the copy's (twice the inputs' bytes over its
  * time).  Timings include the sortedness check where the SQL path has it
- * on (the merge's rides on it; the filters' is a pass of its own).
+ * on (the merge's and the set operations' ride on their steps; the
+ * filters' is a pass of its own).
  */
 #include <cinttypes>
 

@@ -13,6 +13,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
+#include "setops.cuh"
 #include "tile.cuh"
 
 namespace mp
@@ -55,6 +56,66 @@ batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 		return err;
 	batch_merge_tile<T, NT, VT><<<(unsigned) tiles, NT, 0, stream>>>(a, a_off, b, b_off, npairs,
 																	  parts, out, unsorted);
+	return cudaGetLastError();
+}
+
+/* The words of partition and of look-back chain (with the tiles' counter)
+ * the batched set operations over total inputs need. */
+template <typename T>
+inline int64_t
+batch_setop_parts(int64_t total)
+{
+	return 2 * (batch_tiles<T>(total) + 1);
+}
+
+template <typename T>
+inline int64_t
+batch_setop_chain_words(int64_t total)
+{
+	return batch_tiles<T>(total) * setop_chain::STRIDE + 1;
+}
+
+/*
+ * The set operation op of every pair, in one pass: the results into out
+ * (capacity elements), pair p's from out_off[p] on, their number into
+ * *length.  Raises *unsorted (if not null) on unsorted input.  total (both
+ * sides' elements) stays below 2^31: the chain counts in ints.  parts and
+ * chain: room for batch_setop_parts(total) and batch_setop_chain_words(total)
+ * words.
+ */
+template <typename T, mp_setop OP>
+inline cudaError_t
+batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+					  int64_t npairs, int64_t total, T *out, int64_t capacity,
+					  int64_t *out_off, int64_t *length, int64_t *parts,
+					  unsigned long long *chain, int *unsorted, cudaStream_t stream)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+	const int64_t tiles = batch_tiles<T>(total);
+	cudaError_t err;
+
+	if (total > INT32_MAX)
+		return cudaErrorInvalidValue;
+	if (tiles > 0)
+	{
+		const setop_chain ch = {chain};
+		int		   *next_tile = (int *) (chain + tiles * setop_chain::STRIDE);
+
+		batch_setop_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0,
+			stream>>>(a, a_off, b, b_off, npairs, parts, tiles + 1, ch, next_tile);
+		if ((err = cudaGetLastError()))
+			return err;
+		batch_setop_tile<T, NT, VT, OP><<<(unsigned) tiles, NT, 0, stream>>>(
+			a, a_off, b, b_off, npairs, parts, out, capacity, out_off, ch, next_tile, length,
+			unsorted);
+		if ((err = cudaGetLastError()))
+			return err;
+	}
+	else if ((err = cudaMemsetAsync(length, 0, sizeof(int64_t), stream)))
+		return err;
+	batch_setop_tail<<<(unsigned) ((npairs + 256) / 256), 256, 0, stream>>>(a_off, b_off, npairs,
+																			  length, out_off);
 	return cudaGetLastError();
 }
 

@@ -12,23 +12,20 @@
  * pair among tiny ones is cut into tiles like any merge, and a tile of
  * tiny pairs merges them all.
  *
- * The filters (the set operations, the semi and anti joins, unique) keep
- * or drop each element of a side by how many copies of its key precede it
- * on its side (its rank) and how many the other side holds: intersect
- * keeps the copies whose rank is below the other side's count, except
- * those from it on, and so on (mp_api.h's pairing of the k-th copies).
- * Each thread takes VT consecutive elements; the first one's place in the
- * other side is a binary search, the next ones' a gallop from there, since
- * a pair's keys ascend.  A count pass, a scan of the tiles' counts and a
- * write pass put the kept elements straight into their final places, and
- * each pair's first output offset is written by the thread whose elements
- * hold the pair's start.  The union and the symmetric difference are the
- * batched merge of the sides thus filtered.
+ * The filters (the semi and anti joins, unique) keep or drop each element
+ * of a side by whether its key is on the other side, or by the key before
+ * it.  Each thread takes VT consecutive elements; the first one's place in
+ * the other side is a binary search, the next ones' a gallop from there,
+ * since a pair's keys ascend.  A count pass, a scan of the tiles' counts
+ * and a write pass put the kept elements straight into their final places,
+ * and each pair's first output offset is written by the thread whose
+ * elements hold the pair's start.  The set operations are Balanced Path
+ * tiles of their own (setops.cuh).
  *
  * The searches take a thread for VT consecutive needles, galloping the same
  * way.  The sortedness check of the filters and searches is a pass of its
- * own (batch_check); the merge's rides on its serial steps, as the single
- * merge's does.
+ * own (batch_check); the merge's and the set operations' ride on their
+ * serial steps, as the single calls' do.
  */
 #ifndef MP_BATCH_TILE_CUH
 #define MP_BATCH_TILE_CUH
@@ -337,9 +334,9 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 }
 
 /*
- * Rank and count of keys on a pair's side, for the filters: how many of
- * y[0 .. n) are below x (lower) or not above it (upper), found from a place
- * at or below the answer by galloping.
+ * Bounds of a key on a pair's side, for the filters and searches: how many
+ * of y[0 .. n) are below x (lower) or not above it (upper), found from a
+ * place at or below the answer by galloping.
  */
 template <typename T, bool UPPER>
 __device__ __forceinline__ int64_t
@@ -385,9 +382,6 @@ gallop_upper(const T *y, int64_t from, int64_t n, T x)
 /* What a filter keeps of side x, given the other side y. */
 enum batch_filter
 {
-	KEEP_PAIRED,				/* rank below the other side's count: intersect */
-	KEEP_UNPAIRED,				/* rank from the other side's count on: except, and
-								 * union's and symdiff's sides */
 	KEEP_FOUND,					/* the key is on the other side: semijoin */
 	KEEP_MISSING,				/* it is not: antijoin */
 	KEEP_FIRST					/* the first of its run of equal keys: unique */
@@ -412,8 +406,7 @@ filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 				x_hi = x_off[p + 1];
 	const T    *py = y ? y + y_off[p] : nullptr;
 	int64_t		ny = y ? y_off[p + 1] - y_off[p] : 0;
-	int64_t		rank = 0,
-				lower = 0,
+	int64_t		lower = 0,
 				upper = 0;
 	bool		fresh = true;	/* no key of this pair seen yet */
 	T			prev = T();
@@ -446,52 +439,15 @@ filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 		{
 			if (fresh || order<T>::lt(prev, key) || order<T>::lt(key, prev))
 			{
-				/* a new key: its rank on its side, its range on the other */
-				if (fresh || order<T>::lt(key, prev))
-				{
-					/* the first key of the walk in this pair, or unsorted
-					 * input: search from the pair's start */
-					int64_t		lo = x_lo,
-								hi = e;
-
-					while (lo < hi)
-					{
-						int64_t		mid = lo + (hi - lo) / 2;
-
-						if (order<T>::lt(x[mid], key))
-							lo = mid + 1;
-						else
-							hi = mid;
-					}
-					rank = e - lo;
-					lower = gallop_lower(py, 0, ny, key);
-				}
-				else
-				{
-					rank = 0;
-					lower = gallop_lower(py, upper, ny, key);
-				}
+				/* a new key: its range on the other side, galloped to from
+				 * the last key's unless this is the pair's first (or the
+				 * input is unsorted) */
+				lower = gallop_lower(py, fresh || order<T>::lt(key, prev) ? 0 : upper, ny, key);
 				upper = gallop_upper(py, lower, ny, key);
 				fresh = false;
 			}
-			else
-				rank++;
 			prev = key;
-			switch (F)
-			{
-				case KEEP_PAIRED:
-					keep = rank < upper - lower;
-					break;
-				case KEEP_UNPAIRED:
-					keep = rank >= upper - lower;
-					break;
-				case KEEP_FOUND:
-					keep = upper > lower;
-					break;
-				default:
-					keep = upper == lower;
-					break;
-			}
+			keep = F == KEEP_FOUND ? upper > lower : upper == lower;
 		}
 		visit(e, keep);
 	}

@@ -1,0 +1,337 @@
+/*
+ * setops.cuh (batch)
+ *		The set operations of many pairs in one pass: Balanced Path over
+ *		the concatenated inputs of all pairs, tiles chained by decoupled
+ *		look-back, as the single set operation (setops/tile.cuh) runs them.
+ *
+ * Pair p's inputs take places a_off[p] + b_off[p] .. a_off[p + 1] +
+ * b_off[p + 1] of the pairs' concatenated balanced orders, so a tile of NV
+ * places holds one window of a and one of b, whatever pairs it spans.  A
+ * pair's start is a split of the balanced order that no copy straddles; the
+ * partition finds each tile boundary's pair (a binary search of the pairs'
+ * starts), then its Merge Path split in the pair, balanced (with a star
+ * when B's next element is the partner of A's last copy in front).
+ *
+ * In the tile, each thread finds its pair and start as the partition did,
+ * over the windows in shared memory (the pair's part of them: a pair that
+ * starts in the tile starts there balanced, and the tile's first pair
+ * starts balanced at the tile's split), then takes VT elements in the
+ * balanced order, moving to the next pair when one is done, keeping or
+ * dropping each as the single set operation's steps do.  A block scan of
+ * the kept counts, chained to the tiles before, places every result in
+ * the dense output.  Each pair's first output place is written by the
+ * thread whose places hold the pair's start: the results its steps kept
+ * in front of it, after its own first.  Pairs that start at the very end
+ * get the output's length (batch_setop_tail).
+ *
+ * The check for unsorted input rides on the steps: each element taken is
+ * compared with the one before it on its side unless it starts its pair,
+ * and each thread must end where the next one starts (the last where the
+ * tile ends), so that every element is taken once and compared once.
+ * Splits that go backwards make the tile empty and raise the flag.  On
+ * unsorted input every tile still joins the chain and every write stays
+ * within the output's capacity.
+ */
+#ifndef MP_BATCH_SETOPS_CUH
+#define MP_BATCH_SETOPS_CUH
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+#include "tile.cuh"
+#include "../primitives/balanced_path.cuh"
+#include "../setops/tile.cuh"
+
+namespace mp
+{
+
+/*
+ * Tile boundaries: parts[2t] = 2 * (a's balanced split, an index into a) +
+ * star, parts[2t + 1] = the pair that holds boundary t * NV (the last at
+ * the end of the places).  The same threads clear the tiles' chain words
+ * and the tiles' counter.
+ */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(128)
+batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off,
+					  const T *__restrict__ b, const int64_t *__restrict__ b_off,
+					  int64_t npairs, int64_t *__restrict__ parts, int64_t nparts,
+					  setop_chain chain, int *__restrict__ next_tile)
+{
+	constexpr int64_t NV = (int64_t) NT * VT;
+	const int64_t t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (t >= nparts)
+		return;
+	if (t < nparts - 1)
+		chain.clear(t);
+	if (t == 0)
+		*next_tile = 0;
+
+	const merged_start o = {a_off, b_off};
+	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t d = t * NV < total ? t * NV : total;
+	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
+	const int64_t na = a_off[p + 1] - a_off[p],
+				nb = b_off[p + 1] - b_off[p];
+	const int64_t k = d - o(p);
+	const T    *pa = a + a_off[p],
+			   *pb = b + b_off[p];
+	int64_t		i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+									   [pb](int64_t x) { return pb[x]; }, k,
+									   k > nb ? k - nb : 0, k < na ? k : na);
+	bool		star;
+
+	i = balanced_path<T>(pa, pb, nb, k, i, &star);
+	parts[2 * t] = 2 * (a_off[p] + i) + star;
+	parts[2 * t + 1] = p;
+}
+
+/*
+ * One tile a block: windows, a thread's start and steps, the block's scan,
+ * the chain, the results out and the pairs' first places.  length: the
+ * output's length, from the last tile.  A block takes the next tile from
+ * a counter, so that every tile it looks back at belongs to a block that
+ * has started: the chain never waits on a block that is not running.
+ */
+template <typename T, int NT, int VT, mp_setop OP>
+__global__ void __launch_bounds__(NT)
+batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
+				 const T *__restrict__ b, const int64_t *__restrict__ b_off, int64_t npairs,
+				 const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
+				 int64_t *__restrict__ out_off, setop_chain chain, int *__restrict__ next_tile,
+				 int64_t *__restrict__ length, int *__restrict__ unsorted)
+{
+	typedef setop_keeps<OP> keeps;
+	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
+	constexpr int NV = NT * VT;
+
+	/* the windows, each with the element before it and the one after;
+	 * later the tile's results */
+	__shared__ T s[NV + 4];
+	__shared__ int starts[NT + 1][2];
+	__shared__ int sums[NT / 32];
+	__shared__ int64_t bounds[2];
+	__shared__ int64_t tile_start_shared;
+	__shared__ int tile_shared;
+
+	if (threadIdx.x == 0)
+		tile_shared = atomicAdd(next_tile, 1);
+	__syncthreads();
+
+	const merged_start o = {a_off, b_off};
+	const int64_t na_all = a_off[npairs],
+				nb_all = b_off[npairs];
+	const int64_t total = na_all + nb_all;
+	const int	tile = tile_shared;
+	const int64_t d0 = (int64_t) tile * NV;
+	const int64_t d1 = d0 + NV < total ? d0 + NV : total;
+	const int	tid = threadIdx.x;
+	const int64_t *my = parts + 2 * (int64_t) tile;
+
+	if (tid < 2)
+		/* the pair of d1 - 1: from d0's pair up to d1's */
+		bounds[tid] = tid ? pair_of(o, d1 - 1, my[1], my[3]) : my[1];
+	__syncthreads();
+
+	const int64_t a0 = my[0] >> 1,
+				a1 = my[2] >> 1,
+				b0 = d0 - a0,
+				b1 = d1 - a1;
+	const int64_t p0 = bounds[0],
+				p1 = bounds[1];
+	const int	star0 = (int) (my[0] & 1);
+	const bool	broken = a1 < a0 || b1 < b0 || a1 > na_all || b1 > nb_all || b0 < 0 ||
+		(star0 && b1 == b0);
+	const int	acount = broken ? 0 : (int) (a1 - a0),
+				bcount = broken ? 0 : (int) (b1 - b0),
+				count = acount + bcount;
+
+	/* sa[i - a0 + 1] = a[i] for i in [a0 - 1, a1]; sb the same for b */
+	T		   *sa = s;
+	T		   *sb = s + acount + 2;
+
+	for (int x = tid; x <= acount + 1; x += NT)
+	{
+		const int64_t i = a0 + x - 1;
+
+		sa[x] = i >= 0 && i < na_all ? a[i] : T();
+	}
+	for (int x = tid; x <= bcount + 1; x += NT)
+	{
+		const int64_t j = b0 + x - 1;
+
+		sb[x] = j >= 0 && j < nb_all ? b[j] : T();
+	}
+	__syncthreads();
+
+	const int	mine = tid * VT < count ? (count - tid * VT < VT ? count - tid * VT : VT) : 0;
+	const int64_t dt = d0 + (int64_t) tid * VT;
+	int64_t		i = a0,
+				j = b0,
+				p = p0;
+	bool		pending = star0;
+	bool		bad = broken;
+
+	if (mine > 0 && tid > 0)
+	{
+		/* the pair's part of the windows, and the start in it */
+		p = pair_of(o, dt, p0, p1);
+
+		const int64_t wa0 = a_off[p] > a0 ? a_off[p] : a0,
+					wb0 = b_off[p] > b0 + star0 ? b_off[p] : b0 + star0,
+					wa1 = a_off[p + 1] < a1 ? a_off[p + 1] : a1,
+					wb1 = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
+		const int	acn = wa1 > wa0 ? (int) (wa1 - wa0) : 0,
+					bcn = wb1 > wb0 ? (int) (wb1 - wb0) : 0;
+		int			diag = (int) (dt - wa0 - wb0);
+
+		diag = diag < 0 ? 0 : diag > acn + bcn ? acn + bcn : diag;
+
+		const T    *wa = sa + (wa0 - a0 + 1),
+				   *wb = sb + (wb0 - b0 + 1);
+		const int	mp = merge_path_between<T>(wa, wb, diag, diag > bcn ? diag - bcn : 0,
+											   diag < acn ? diag : acn);
+		const int	split = balanced_path<T>(wa, wb, bcn, diag, mp, &pending);
+
+		i = wa0 + split;
+		j = wb0 + diag - split;
+	}
+	/* a thread without places ends the ones before where the tile ends */
+	starts[tid][0] = mine > 0 ? (int) (i - a0) : acount;
+	starts[tid][1] = mine > 0 ? (int) (j - b0) : bcount;
+	if (tid == 0)
+	{
+		starts[NT][0] = acount;
+		starts[NT][1] = bcount;
+	}
+
+	/* the steps, pair by pair; b's limit reaches the element after the
+	 * window, which may be the partner of a's last copy in it */
+	const int64_t p_first = p;
+	int64_t		a_start = a_off[p],
+				b_start = b_off[p],
+				a_end = a_off[p + 1],
+				b_end = b_off[p + 1];
+	mask_t		kept = 0;
+	T			r[VT];
+
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+	{
+		if (v >= mine)
+			continue;
+		while (i >= a_end && j >= b_end && p < p1)
+		{
+			p++;
+			a_start = a_off[p];
+			b_start = b_off[p];
+			a_end = a_off[p + 1];
+			b_end = b_off[p + 1];
+		}
+
+		const int64_t a_lim = a_end < a1 ? a_end : a1,
+					b_lim = b_end < b1 + 1 ? b_end : b1 + 1;
+		const bool	has_a = i < a_lim,
+					has_b = j < b_lim;
+		const T		x = has_a ? sa[i - a0 + 1] : T(),
+					y = has_b ? sb[j - b0 + 1] : T();
+		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
+		const bool	take_b = !take_a && has_b;
+		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
+
+		if (take_a)
+			bad |= i > a_start && order<T>::lt(x, sa[i - a0]);
+		else if (take_b)
+			bad |= j > b_start && order<T>::lt(y, sb[j - b0]);
+		else
+			bad = true;			/* places left and nothing to take: unsorted */
+		r[v] = take_a ? x : y;
+		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
+						  take_b && !pending && keeps::B) << v;
+		pending = paired;
+		i += take_a;
+		j += take_b;
+	}
+
+	int			tile_count;
+	const int	nkept = sizeof(kept) == 8 ? __popcll(kept) : __popc((unsigned) kept);
+	const int	rank = setop_scan<NT, 0>(nkept, &tile_count, sums);
+
+	if (tid == 0)
+		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
+					  tile_count);
+	if (mine > 0)
+		bad |= i - a0 != starts[tid + 1][0] || j - b0 != starts[tid + 1][1];
+	if (bad && unsorted != nullptr)
+		*unsorted = 1;
+	/* past the scan's barrier every thread is done with the windows */
+	{
+		int			at = rank;
+
+#pragma unroll
+		for (int v = 0; v < VT; v++)
+			if (kept & ((mask_t) 1 << v))
+				s[at++] = r[v];
+	}
+	if (tid < 32)
+	{
+		const int	before = tile == 0 ? 0 : chain.prefix(tile);
+
+		if (tid == 0)
+		{
+			if (tile > 0)
+				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
+			tile_start_shared = before;
+		}
+	}
+	__syncthreads();
+
+	const int64_t tile_start = tile_start_shared;
+
+	for (int x = tid; x < tile_count; x += NT)
+		if (tile_start + x < capacity)
+			out[tile_start + x] = s[x];
+
+	/* the first places of the pairs that start among this thread's */
+	if (mine > 0)
+	{
+		/* empty pairs that start where p_first does come before it */
+		const int64_t q0 = o(p_first) == dt ? first_pair_from(o, dt, 0, p_first) : p_first + 1;
+
+		for (int64_t q = q0; q < npairs; q++)
+		{
+			const int64_t at = o(q) - dt;
+
+			if (at >= mine)
+				break;
+
+			const int64_t place = tile_start + rank +
+				(sizeof(kept) == 8 ? __popcll(kept & (((mask_t) 1 << at) - 1))
+				 : __popc((unsigned) (kept & (((mask_t) 1 << at) - 1))));
+
+			out_off[q] = place < capacity ? place : capacity;
+		}
+	}
+	if (tile == (int) gridDim.x - 1 && tid == 0)
+		*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
+}
+
+/* Pairs that start at the end of the places (empty ones there, and the
+ * end itself): their outputs start at the output's length. */
+static __global__ void
+batch_setop_tail(const int64_t *__restrict__ a_off, const int64_t *__restrict__ b_off,
+				 int64_t npairs, const int64_t *__restrict__ length,
+				 int64_t *__restrict__ out_off)
+{
+	const int64_t total = a_off[npairs] + b_off[npairs];
+
+	for (int64_t q = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; q <= npairs;
+		 q += (int64_t) gridDim.x * blockDim.x)
+		if (a_off[q] + b_off[q] == total)
+			out_off[q] = *length;
+}
+
+}								/* namespace mp */
+
+#endif							/* MP_BATCH_SETOPS_CUH */
