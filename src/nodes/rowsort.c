@@ -78,6 +78,9 @@
 /* Window bytes a row's key and pointer are reserved for. */
 #define WINDOW_ROW_BYTES 32
 
+/* A run's records read from its tape this many bytes at a time. */
+#define READ_AHEAD ((Size) 2 << 10)
+
 typedef struct rs_keydef
 {
 	AttrNumber	attno;
@@ -125,6 +128,9 @@ typedef struct rs_input
 	bool		pending;		/* the next row's key and length are read */
 	uint64	   *pending_key;	/* nwords words */
 	uint32		pending_len;
+	char	   *ahead;			/* the tape's bytes read ahead: [at, end) */
+	Size		at,
+				end;
 } rs_input;
 
 typedef enum rs_status
@@ -1697,7 +1703,8 @@ spill(mp_rowsort *rs)
 
 /*
  * The merge's windows: each of the k runs gets an equal share of the
- * memory, its tape's buffer, and 5/12 of the rest for its tuples: a row of
+ * memory, its tape's buffer and its bytes read ahead (run_read), and 5/12
+ * of the rest for its tuples: a row of
  * WINDOW_ROW_BYTES also takes its key and pointer in the window and its
  * key, pointer, place in the permutation and merged pointer in the batch,
  * 2.4 times the tuple's bytes in all with 8-byte keys.
@@ -1710,7 +1717,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 	int64		cap;
 	Size		kb = rs->nwords * rs->word_bytes;
 
-	share = Max(share, MIN_SHARE) - BLCKSZ;
+	share = Max(share, MIN_SHARE) - BLCKSZ - READ_AHEAD;
 	arena = share * 5 / 12;
 	cap = Max((int64) (arena / WINDOW_ROW_BYTES), 16);
 	MemoryContextReset(rs->merge_cxt);
@@ -1729,6 +1736,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 		in->keys = mp_big_alloc(&rs->mbig, cap * kb);
 		in->rows = mp_big_alloc(&rs->mbig, cap * sizeof(MinimalTuple));
 		in->pending_key = MemoryContextAlloc(rs->merge_cxt, rs->nwords * sizeof(uint64));
+		in->ahead = MemoryContextAlloc(rs->merge_cxt, READ_AHEAD);
 	}
 	rs->batch_cap = cap * k;
 	rs->bkeys = mp_big_alloc(&rs->mbig, rs->batch_cap * kb);
@@ -1749,6 +1757,34 @@ tape_read(LogicalTape *tape, void *ptr, size_t size)
 }
 
 /*
+ * Exactly size bytes of a run's records, or an error: from the bytes read
+ * ahead, which are refilled from the tape READ_AHEAD bytes at a time (a
+ * call of LogicalTapeRead for every key, length and tuple cost more than
+ * the copies).  A run has its tape to itself, so reading ahead past its
+ * last record reads nothing of another's.
+ */
+static inline void
+run_read(rs_input *in, void *ptr, size_t size)
+{
+	char	   *to = ptr;
+
+	while (size > in->end - in->at)
+	{
+		Size		part = in->end - in->at;
+
+		memcpy(to, in->ahead + in->at, part);
+		to += part;
+		size -= part;
+		in->at = 0;
+		in->end = LogicalTapeRead(in->tape, in->ahead, READ_AHEAD);
+		if (in->end == 0)
+			elog(ERROR, "mergepath row sort: unexpected end of a temporary file");
+	}
+	memcpy(to, in->ahead + in->at, size);
+	in->at += size;
+}
+
+/*
  * A narrow record's key read, and widened into the merge's layout: each
  * key's value moved up past the NULL bits below it, its NULL bit that of a
  * value.
@@ -1762,11 +1798,11 @@ read_widened(mp_rowsort *rs, rs_input *in)
 	{
 		uint32		k;
 
-		tape_read(in->tape, &k, sizeof(k));
+		run_read(in, &k, sizeof(k));
 		narrow[0] = k;
 	}
 	else
-		tape_read(in->tape, narrow, rs->narrow.nwords * sizeof(uint64));
+		run_read(in, narrow, rs->narrow.nwords * sizeof(uint64));
 	memset(in->pending_key, 0, rs->nwords * sizeof(uint64));
 	for (int k = 0; k < rs->nkeys; k++)
 	{
@@ -1800,12 +1836,12 @@ load_window(mp_rowsort *rs, rs_input *in)
 			{
 				uint32		k;
 
-				tape_read(in->tape, &k, sizeof(k));
+				run_read(in, &k, sizeof(k));
 				in->pending_key[0] = k;
 			}
 			else
-				tape_read(in->tape, in->pending_key, kb);
-			tape_read(in->tape, &in->pending_len, sizeof(uint32));
+				run_read(in, in->pending_key, kb);
+			run_read(in, &in->pending_len, sizeof(uint32));
 			in->pending = true;
 		}
 		need = MAXALIGN(in->pending_len);
@@ -1820,8 +1856,8 @@ load_window(mp_rowsort *rs, rs_input *in)
 		}
 		row = (MinimalTuple) (in->arena + in->arena_used);
 		row->t_len = in->pending_len;
-		tape_read(in->tape, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
-				  in->pending_len - MINIMAL_TUPLE_DATA_OFFSET);
+		run_read(in, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+				 in->pending_len - MINIMAL_TUPLE_DATA_OFFSET);
 		for (int w = 0; w < rs->nwords; w++)
 			put_key_word(rs, in->keys, in->n, w, in->pending_key[w]);
 		in->rows[in->n++] = row;
