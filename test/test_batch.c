@@ -2,8 +2,9 @@
  * test_batch.c
  *		Batches (mp_cpu_batch, mp_gpu_batch) against reference.h pair by
  *		pair: every kind, every element type, pair counts and sizes around
- *		the GPU tiles' edges, empty pairs, one giant pair among tiny ones,
- *		and unsorted pairs, whose first one the batch must name.
+ *		the GPU tiles' edges, empty pairs (runs of them too), one giant pair
+ *		among tiny ones, and unsorted pairs, whose first one the batch must
+ *		name.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -79,6 +80,10 @@ pair_size(int shape, int64_t p, int64_t npairs)
 			return p == npairs / 2 ? (quick ? 20000 : 60000) : rnd_below(4);
 		case 3:					/* every pair empty */
 			return 0;
+		case 5:					/* runs of empty pairs among small ones, so
+								 * that some start where a GPU thread's
+								 * places do */
+			return p % 7 < 3 ? 0 : 1 + rnd_below(40);
 		default:				/* a few hundred each: the common shape */
 			return 100 + rnd_below(400);
 	}
@@ -388,6 +393,8 @@ run_batch_tests(const backend *be)
 			run_case(be, op, type, 2, quick ? 200 : 2000, GEN_TINY);
 			run_case(be, op, type, 2, quick ? 200 : 2000, GEN_WIDE);
 			run_case(be, op, type, 3, 50, GEN_WIDE);
+			run_case(be, op, type, 5, quick ? 700 : 7000, GEN_TINY);
+			run_case(be, op, type, 5, quick ? 700 : 7000, GEN_WIDE);
 
 			/* a batch spread over threads, then unsorted pairs */
 			if (!quick)
