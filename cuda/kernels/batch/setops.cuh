@@ -296,8 +296,22 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	/* the first places of the pairs that start among this thread's */
 	if (mine > 0)
 	{
-		/* empty pairs that start where p_first does come before it */
-		const int64_t q0 = o(p_first) == dt ? first_pair_from(o, dt, 0, p_first) : p_first + 1;
+		/* empty pairs that start where p_first does come before it: found
+		 * by galloping back from it (one read where there are none) */
+		int64_t		q0 = p_first + 1;
+
+		if (o(p_first) == dt)
+		{
+			int64_t		hi = p_first,
+						step = 1;
+
+			while (hi - step >= 0 && o(hi - step) == dt)
+			{
+				hi -= step;
+				step *= 2;
+			}
+			q0 = first_pair_from(o, dt, hi - step < 0 ? 0 : hi - step, hi);
+		}
 
 		for (int64_t q = q0; q < npairs; q++)
 		{
