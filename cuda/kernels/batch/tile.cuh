@@ -10,7 +10,9 @@
  * spans; a tile boundary finds its pair by a binary search of the pairs'
  * output offsets, then its split by Merge Path inside the pair.  One huge
  * pair among tiny ones is cut into tiles like any merge, and a tile of
- * tiny pairs merges them all.
+ * tiny pairs merges them all.  Inside a tile it is the single merge with
+ * the pairs' starts beside the windows: 32-bit indices into shared memory
+ * throughout, the windows loaded as the single merge loads its own.
  *
  * The filters (the semi and anti joins, unique) keep or drop each element
  * of a side by whether its key is on the other side, or by the key before
@@ -34,7 +36,9 @@
 #include <cuda_runtime.h>
 
 #include "../shapes.cuh"
+#include "../primitives/merge_path.cuh"
 #include "../primitives/order.cuh"
+#include "../primitives/windows.cuh"
 
 namespace mp
 {
@@ -156,20 +160,186 @@ batch_merge_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 }
 
 /*
- * The batched merge, one tile of NV outputs a block.  The tile's two
- * splits and first pair come from the partition (its last pair is searched
- * among the few pairs between the two boundaries'); the block copies its
- * windows of a and b, each with the element before it, to shared memory;
- * each thread finds its own start in the windows and merges VT outputs,
- * moving to the next pair when one is done; the outputs leave through
- * shared memory, coalesced.
+ * Where the parts of the tile's pairs start in its windows: entry q for
+ * pair p0 + q, as (index in the A window, index in the B window).  The
+ * first pair's is -1 where it starts before the windows, and the entry
+ * after the last pair's holds the windows' ends.  From shared memory where
+ * the tile's pairs fit there (window_bounds_shared), else from the
+ * offsets (window_bounds_global), for tiles that span many empty pairs.
+ */
+struct window_bounds_global
+{
+	const int64_t *a_off;
+	const int64_t *b_off;
+	int64_t		p0,
+				a0,
+				b0;
+	int			acount,
+				bcount;
+
+	__device__ __forceinline__ int2 operator()(int64_t q) const
+	{
+		const int64_t x = a_off[p0 + q] - a0,
+					y = b_off[p0 + q] - b0;
+
+		return make_int2(x < -1 ? -1 : x > acount ? acount : (int) x,
+						 y < -1 ? -1 : y > bcount ? bcount : (int) y);
+	}
+};
+
+struct window_bounds_shared
+{
+	const int2 *s;
+
+	__device__ __forceinline__ int2 operator()(int64_t q) const { return s[q]; }
+};
+
+/*
+ * One tile's merge in its windows w (acount + bcount = count outputs), its
+ * npt pairs' parts starting where bd says: each thread finds the pair its
+ * first output lies in (a search of the pairs' starts) and its split there
+ * (Merge Path over the pair's parts of the windows: the tile's splits are
+ * Merge Path splits of their pairs, so what of a pair lies in the tile is
+ * itself a merge), then takes VT outputs, moving to the next pair where
+ * one ends.  All indices are the windows', in 32 bits.
  *
  * The check: each element a thread takes is compared with the one before
- * it on its side unless it starts its pair, and each thread must end where
- * the next one starts (the last where the tile ends), so that every
- * element is taken once and compared once.  A tile whose splits go
- * backwards raises the flag too.
+ * it unless it starts its pair, and each thread must end where the next
+ * one starts (the last where the tile ends).
  */
+template <typename T, int NT, int VT, typename Bounds>
+__device__ __forceinline__ void
+batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt, Bounds bd,
+					T *__restrict__ out, int64_t d0, int *__restrict__ unsorted, T *s,
+					int (*starts)[2])
+{
+	const int	tid = threadIdx.x;
+	const int	bcount = count - acount;
+	const int	diag = tid * VT < count ? tid * VT : count;
+	const int	mine = count - diag < VT ? count - diag : VT;
+	int64_t		q = 0;
+	int2		s0,
+				s1;
+	int			i = acount,
+				j = bcount;
+
+	/* the last pair that starts at or before diag */
+	{
+		int64_t		hi = npt - 1;
+
+		while (q < hi)
+		{
+			const int64_t mid = q + (hi - q + 1) / 2;
+			const int2	m = bd(mid);
+
+			if ((m.x > 0 ? m.x : 0) + (m.y > 0 ? m.y : 0) <= diag)
+				q = mid;
+			else
+				hi = mid - 1;
+		}
+	}
+	s0 = bd(q);
+	s1 = bd(q + 1);
+	if (mine > 0)
+	{
+		const int	as = s0.x > 0 ? s0.x : 0,
+					bs = s0.y > 0 ? s0.y : 0;
+		const int	mp = merge_path_search<T>(wa + as, s1.x - as, wb + bs, s1.y - bs,
+											  diag - as - bs);
+
+		i = as + mp;
+		j = diag - i;
+	}
+	if (unsorted != nullptr)
+	{
+		starts[tid][0] = i;
+		starts[tid][1] = j;
+		if (tid == 0)
+		{
+			starts[NT][0] = acount;
+			starts[NT][1] = bcount;
+		}
+	}
+
+	bool		bad = false;
+	T			r[VT];
+
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+	{
+		if (v >= mine)
+			continue;
+		while (i >= s1.x && j >= s1.y && q < npt - 1)
+		{
+			q++;
+			s0 = s1;
+			s1 = bd(q + 1);
+		}
+
+		const T		av = wa[i],
+					bv = wb[j];
+		const bool	take_a = i < s1.x && (j >= s1.y || !order<T>::lt(bv, av));
+
+		if (take_a)
+		{
+			bad |= i > s0.x && order<T>::lt(av, wa[i - 1]);
+			r[v] = av;
+			i++;
+		}
+		else if (j < s1.y)
+		{
+			bad |= j > s0.y && order<T>::lt(bv, wb[j - 1]);
+			r[v] = bv;
+			j++;
+		}
+		else
+		{
+			bad = true;			/* nothing left where outputs remain: unsorted */
+			r[v] = T();
+		}
+	}
+	__syncthreads();
+	if (unsorted != nullptr)
+	{
+		if (mine > 0)
+			bad |= i != starts[tid + 1][0] || j != starts[tid + 1][1];
+		if (bad)
+			*unsorted = 1;
+	}
+
+	/* each warp transposes its outputs through its own part of shared
+	 * memory, so that its stores are coalesced */
+	const int	lane = tid % 32;
+	const int	warp_base = (tid / 32) * 32 * VT;
+	T		   *ws = s + warp_base;
+
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+		if (v < mine)
+			ws[lane * VT + v] = r[v];
+	__syncwarp();
+#pragma unroll
+	for (int v = 0; v < VT; v++)
+	{
+		const int	x = warp_base + v * 32 + lane;
+
+		if (x < count)
+			out[d0 + x] = ws[v * 32 + lane];
+	}
+}
+
+/*
+ * The batched merge, one tile of NV outputs a block.  The tile's two
+ * splits and first pair come from the partition (its last pair is searched
+ * among the few pairs between the two boundaries'); the windows of a and b
+ * come to shared memory as the single merge's do (in bulk on sm_90), with
+ * the starts of the tile's pairs in them where they fit
+ * (BATCH_MERGE_PAIRS); the tile is then merged as batch_merge_windows
+ * says.  A tile whose splits go backwards raises the flag and zeroes its
+ * outputs.
+ */
+#define BATCH_MERGE_PAIRS 256
+
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
 batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
@@ -178,14 +348,17 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				 int *__restrict__ unsorted)
 {
 	constexpr int NV = NT * VT;
-	__shared__ T s[NV + 2];
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
+	__shared__ int2 sbounds[BATCH_MERGE_PAIRS + 1];
+	__shared__ int starts[NT + 1][2];
 	__shared__ int64_t split[2];
 	__shared__ int64_t tile_pair[2];
-	__shared__ int starts[NT + 1][2];
+	__shared__ uint64_t bar;
 	const merged_start o = {a_off, b_off};
-	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t na = a_off[npairs],
+				nb = b_off[npairs];
 	const int64_t d0 = (int64_t) blockIdx.x * NV;
-	const int64_t d1 = d0 + NV < total ? d0 + NV : total;
+	const int64_t d1 = d0 + NV < na + nb ? d0 + NV : na + nb;
 	const int	tid = threadIdx.x;
 
 	if (tid < 2)
@@ -203,7 +376,7 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				b0 = d0 - a0,
 				b1 = d1 - a1;
 	const int64_t p0 = tile_pair[0],
-				p1 = tile_pair[1];
+				npt = tile_pair[1] - p0 + 1;
 
 	if (a1 < a0 || b1 < b0)
 	{
@@ -214,123 +387,24 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 		return;
 	}
 
-	/* the windows, each with the element before it: sa[i - a0 + 1] = a[i] */
 	const int	acount = (int) (a1 - a0),
-				bcount = (int) (b1 - b0);
-	T		   *sa = s;
-	T		   *sb = s + acount + 1;
+				count = (int) (d1 - d0);
+	const window_bounds_global gb = {a_off, b_off, p0, a0, b0, acount, (int) (b1 - b0)};
 
-	for (int x = tid; x <= acount; x += NT)
-		sa[x] = a0 + x - 1 >= 0 ? a[a0 + x - 1] : T();
-	for (int x = tid; x <= bcount; x += NT)
-		sb[x] = b0 + x - 1 >= 0 ? b[b0 + x - 1] : T();
-	__syncthreads();
+	if (npt < BATCH_MERGE_PAIRS)
+		for (int q = tid; q <= npt; q += NT)
+			sbounds[q] = gb(q);
 
-	const int	count = (int) (d1 - d0);
-	const int	mine = tid * VT < count ? (count - tid * VT < VT ? count - tid * VT : VT) : 0;
-	int64_t		i = a1,
-				j = b1,
-				p = p1;
-	bool		bad = false;
-	T			r[VT];
+	const tile_windows<T, NV> w =
+		load_tile_windows<T, NT, NV>(s, &bar, a, na, a0, acount, b, nb, b0, count - acount);
 
-	if (mine > 0)
-	{
-		const int64_t d = d0 + (int64_t) tid * VT;
-		int64_t		k,
-					lo,
-					hi;
-
-		p = pair_of(o, d, p0, p1);
-		k = d - o(p);
-		/* the split lies in both windows: search only there */
-		lo = k - (b_off[p + 1] - b_off[p]);
-		lo = lo > a0 - a_off[p] ? lo : a0 - a_off[p];
-		lo = lo > k - (b1 - b_off[p]) ? lo : k - (b1 - b_off[p]);
-		lo = lo > 0 ? lo : 0;
-		hi = k < a_off[p + 1] - a_off[p] ? k : a_off[p + 1] - a_off[p];
-		hi = hi < a1 - a_off[p] ? hi : a1 - a_off[p];
-		hi = hi < k - (b0 - b_off[p]) ? hi : k - (b0 - b_off[p]);
-		if (hi < lo)
-			hi = lo;
-
-		/* pair-local index x in the windows */
-		const int64_t ab = a_off[p] - a0 + 1,
-					bb = b_off[p] - b0 + 1;
-
-		i = a_off[p] + pair_merge_path<T>([=](int64_t x) { return sa[ab + x]; },
-										  [=](int64_t x) { return sb[bb + x]; }, k, lo, hi);
-		j = b_off[p] + k - (i - a_off[p]);
-	}
-	if (unsorted != nullptr)
-	{
-		starts[tid][0] = (int) (i - a0);
-		starts[tid][1] = (int) (j - b0);
-		if (tid == 0)
-		{
-			starts[NT][0] = acount;
-			starts[NT][1] = bcount;
-		}
-	}
-
-	int64_t		a_start = a_off[p],
-				b_start = b_off[p],
-				a_end = a_off[p + 1] < a1 ? a_off[p + 1] : a1,
-				b_end = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
-
-#pragma unroll
-	for (int v = 0; v < VT; v++)
-	{
-		if (v >= mine)
-			continue;
-		while (i >= a_end && j >= b_end && p < p1)
-		{
-			p++;
-			a_start = a_off[p];
-			b_start = b_off[p];
-			a_end = a_off[p + 1] < a1 ? a_off[p + 1] : a1;
-			b_end = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
-		}
-
-		const T		av = i < a_end ? sa[i - a0 + 1] : T();
-		const T		bv = j < b_end ? sb[j - b0 + 1] : T();
-		const bool	take_a = i < a_end && (j >= b_end || !order<T>::lt(bv, av));
-
-		if (take_a)
-		{
-			bad |= i > a_start && order<T>::lt(av, sa[i - a0]);
-			r[v] = av;
-			i++;
-		}
-		else if (j < b_end)
-		{
-			bad |= j > b_start && order<T>::lt(bv, sb[j - b0]);
-			r[v] = bv;
-			j++;
-		}
-		else
-		{
-			bad = true;			/* nothing left where outputs remain: unsorted */
-			r[v] = T();
-		}
-	}
-	__syncthreads();
-	if (unsorted != nullptr)
-	{
-		if (mine > 0)
-			bad |= i - a0 != starts[tid + 1][0] || j - b0 != starts[tid + 1][1];
-		if (bad)
-			*unsorted = 1;
-	}
-
-	/* out through shared memory, coalesced */
-#pragma unroll
-	for (int v = 0; v < VT; v++)
-		if (v < mine)
-			s[tid * VT + v] = r[v];
-	__syncthreads();
-	for (int x = tid; x < count; x += NT)
-		out[d0 + x] = s[x];
+	if (npt < BATCH_MERGE_PAIRS)
+		batch_merge_windows<T, NT, VT>(w.a, w.b, acount, count, npt,
+									   window_bounds_shared{sbounds}, out, d0, unsorted, s,
+									   starts);
+	else
+		batch_merge_windows<T, NT, VT>(w.a, w.b, acount, count, npt, gb, out, d0, unsorted, s,
+									   starts);
 }
 
 /*
