@@ -48,19 +48,22 @@ step() {
 	report "$name" $status "$t0"
 }
 
-# sanitize TOOL SUITE [TOOL OPTIONS]
+# sanitize TOOL SUITE[:K/N] [TOOL OPTIONS] (K/N: a shard of the suite)
 sanitize() {
+	local suite=${2%%:*} shard=()
+	[ "$suite" = "$2" ] || shard=(--shard "${2#*:}")
 	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:3}" \
-		test/test_backends --gpu --quick --suite "$2"
+		test/test_backends --gpu --quick --suite "$suite" "${shard[@]}"
 }
 
 # The compute-sanitizer tools side by side, each over every suite of C
 # tests, the suites side by side too: racecheck over all of them in one
-# process would take longer than the rest together.  On a host with several
-# GPUs (and CUDA_VISIBLE_DEVICES not set) the processes are dealt out to
-# them in turn.
+# process would take longer than the rest together, and over the batch
+# suite alone it is the slowest process of all, so that one runs in four
+# shards.  On a host with several GPUs (and CUDA_VISIBLE_DEVICES not set)
+# the processes are dealt out to them in turn.
 sanitize_all() {
-	local tools=() pids=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
+	local tools=() pids=() counts=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
 	local ngpus=1 i=0
 	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] || ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 	[ "$ngpus" -ge 1 ] || ngpus=1
@@ -68,26 +71,35 @@ sanitize_all() {
 		selected "$t" && tools+=("$t")
 	done
 	for t in "${tools[@]}"; do
+		local n=0
 		for s in "${suites[@]}"; do
-			(
-				[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
-				if [ "$t" = memcheck ]; then
-					sanitize "$t" "$s" --leak-check full
-				else
-					sanitize "$t" "$s"
-				fi
-			) >"$log_dir/$t-$s.log" 2>&1 &
-			pids+=($!)
-			i=$((i + 1))
+			local units=("$s")
+			[ "$t" = racecheck ] && [ "$s" = batch ] &&
+				units=(batch:0/4 batch:1/4 batch:2/4 batch:3/4)
+			for u in "${units[@]}"; do
+				(
+					[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
+					if [ "$t" = memcheck ]; then
+						sanitize "$t" "$u" --leak-check full
+					else
+						sanitize "$t" "$u"
+					fi
+				) >"$log_dir/$t-${u//[:\/]/-}.log" 2>&1 &
+				pids+=($!)
+				i=$((i + 1))
+				n=$((n + 1))
+			done
 		done
+		counts+=("$n")
 	done
-	local k=0
+	local k=0 c=0
 	for t in "${tools[@]}"; do
 		local st=0
-		for s in "${suites[@]}"; do
+		for ((m = 0; m < counts[c]; m++)); do
 			wait "${pids[$k]}" || st=1
 			k=$((k + 1))
 		done
+		c=$((c + 1))
 		cat "$log_dir/$t"-*.log >"$log_dir/$t.log"
 		report "$t" $st "$t0"
 	done

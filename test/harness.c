@@ -5,12 +5,15 @@
  *		the output poisoned before every run.
  *
  *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch]
+ *		[--shard K/N]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
  * --gpu: the GPU backend alone, and it must be usable.  --quick: smaller
  * sizes, for runs under compute-sanitizer.  --suite: only the named suites
- * (default all), so that sanitizer runs can go side by side.
+ * (default all), so that sanitizer runs can go side by side.  --shard K/N:
+ * of the batch suite, only operations K, K + N, K + 2N, ... (0 <= K < N),
+ * so that a slow tool can run it as N processes side by side.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -210,6 +213,8 @@ gpu_join, gpu_sort, gpu_unique, gpu_sort_rows, gpu_merge_runs, gpu_merge_key_run
 const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
 bool		quick;
+int			shard = 0,
+			shards = 1;
 
 static int	passed,
 			failed;
@@ -537,9 +542,13 @@ main(int argc, char **argv)
 			rng_state = strtoull(argv[++i], NULL, 0) | 1;
 		else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
 			suites = argv[++i];
+		else if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc &&
+				 sscanf(argv[i + 1], "%d/%d", &shard, &shards) == 2 && shards >= 1 &&
+				 shard >= 0 && shard < shards)
+			i++;
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch] [--shard K/N]\n",
 					argv[0]);
 			return 2;
 		}

@@ -63,6 +63,8 @@ typedef enum gen_kind
 extern const char *const type_names[];
 extern const char *const gen_names[];
 extern bool quick;
+extern int	shard,
+			shards;
 
 uint64_t	rnd(void);
 int64_t		rnd_below(int64_t n);

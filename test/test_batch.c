@@ -376,6 +376,9 @@ run_batch_tests(const backend *be)
 		{
 			mp_type		type = (mp_type) t;
 
+			if (op % shards != shard)
+				continue;
+
 			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
 				for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++)
 				{
