@@ -92,7 +92,10 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
  * the chain, the results out and the pairs' first places.  length: the
  * output's length, from the last tile.  A block takes the next tile from
  * a counter, so that every tile it looks back at belongs to a block that
- * has started: the chain never waits on a block that is not running.
+ * has started: the chain never waits on a block that is not running.  The
+ * windows come in as the single merge's do, and where the tile's pairs
+ * fit (BATCH_TILE_PAIRS) their starts in the windows go to shared memory
+ * beside them; from there on, indices are the windows', in 32 bits.
  */
 template <typename T, int NT, int VT, mp_setop OP>
 __global__ void __launch_bounds__(NT)
@@ -108,12 +111,14 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 
 	/* the windows, each with the element before it and the one after;
 	 * later the tile's results */
-	__shared__ T s[NV + 4];
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
+	__shared__ int2 sbounds[BATCH_TILE_PAIRS + 1];
 	__shared__ int starts[NT + 1][2];
 	__shared__ int sums[NT / 32];
 	__shared__ int64_t bounds[2];
 	__shared__ int64_t tile_start_shared;
 	__shared__ int tile_shared;
+	__shared__ uint64_t bar;
 
 	if (threadIdx.x == 0)
 		tile_shared = atomicAdd(next_tile, 1);
@@ -139,7 +144,7 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				b0 = d0 - a0,
 				b1 = d1 - a1;
 	const int64_t p0 = bounds[0],
-				p1 = bounds[1];
+				npt = bounds[1] - p0 + 1;
 	const int	star0 = (int) (my[0] & 1);
 	const bool	broken = a1 < a0 || b1 < b0 || a1 > na_all || b1 > nb_all || b0 < 0 ||
 		(star0 && b1 == b0);
@@ -147,72 +152,66 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				bcount = broken ? 0 : (int) (b1 - b0),
 				count = acount + bcount;
 
-	/* sa[i - a0 + 1] = a[i] for i in [a0 - 1, a1]; sb the same for b */
-	T		   *sa = s;
-	T		   *sb = s + acount + 2;
+	/*
+	 * The pairs' parts in the windows: b's may reach the element after its
+	 * window, which may be the partner of a's last copy in it.
+	 */
+	const window_bounds bd = {sbounds, npt < BATCH_TILE_PAIRS,
+							  {a_off, b_off, p0, a0, b0, acount, bcount + 1}};
 
-	for (int x = tid; x <= acount + 1; x += NT)
-	{
-		const int64_t i = a0 + x - 1;
+	if (bd.shared)
+		for (int q = tid; q <= npt; q += NT)
+			sbounds[q] = bd.g(q);
 
-		sa[x] = i >= 0 && i < na_all ? a[i] : T();
-	}
-	for (int x = tid; x <= bcount + 1; x += NT)
-	{
-		const int64_t j = b0 + x - 1;
-
-		sb[x] = j >= 0 && j < nb_all ? b[j] : T();
-	}
-	__syncthreads();
-
-	const int	mine = tid * VT < count ? (count - tid * VT < VT ? count - tid * VT : VT) : 0;
-	const int64_t dt = d0 + (int64_t) tid * VT;
-	int64_t		i = a0,
-				j = b0,
-				p = p0;
+	const tile_windows<T, NV> w =
+		load_tile_windows<T, NT, NV>(s, &bar, a, na_all, a0, acount, b, nb_all, b0, bcount);
+	const int	dt = tid * VT;
+	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
+	int64_t		q = 0;
+	int			i = 0,
+				j = 0;
 	bool		pending = star0;
 	bool		bad = broken;
 
 	if (mine > 0 && tid > 0)
 	{
 		/* the pair's part of the windows, and the start in it */
-		p = pair_of(o, dt, p0, p1);
+		q = window_pair_of(bd, npt, dt);
 
-		const int64_t wa0 = a_off[p] > a0 ? a_off[p] : a0,
-					wb0 = b_off[p] > b0 + star0 ? b_off[p] : b0 + star0,
-					wa1 = a_off[p + 1] < a1 ? a_off[p + 1] : a1,
-					wb1 = b_off[p + 1] < b1 ? b_off[p + 1] : b1;
-		const int	acn = wa1 > wa0 ? (int) (wa1 - wa0) : 0,
-					bcn = wb1 > wb0 ? (int) (wb1 - wb0) : 0;
-		int			diag = (int) (dt - wa0 - wb0);
+		const int2	c0 = bd(q),
+					c1 = bd(q + 1);
+		const int	wa0 = c0.x > 0 ? c0.x : 0,
+					wb0 = c0.y > star0 ? c0.y : star0,
+					wa1 = c1.x < acount ? c1.x : acount,
+					wb1 = c1.y < bcount ? c1.y : bcount;
+		const int	acn = wa1 > wa0 ? wa1 - wa0 : 0,
+					bcn = wb1 > wb0 ? wb1 - wb0 : 0;
+		int			diag = dt - wa0 - wb0;
 
 		diag = diag < 0 ? 0 : diag > acn + bcn ? acn + bcn : diag;
 
-		const T    *wa = sa + (wa0 - a0 + 1),
-				   *wb = sb + (wb0 - b0 + 1);
-		const int	mp = merge_path_between<T>(wa, wb, diag, diag > bcn ? diag - bcn : 0,
+		const int	mp = merge_path_between<T>(w.a + wa0, w.b + wb0, diag,
+											   diag > bcn ? diag - bcn : 0,
 											   diag < acn ? diag : acn);
-		const int	split = balanced_path<T>(wa, wb, bcn, diag, mp, &pending);
+		const int	split = balanced_path<T>(w.a + wa0, w.b + wb0, bcn, diag, mp, &pending);
 
 		i = wa0 + split;
 		j = wb0 + diag - split;
 	}
 	/* a thread without places ends the ones before where the tile ends */
-	starts[tid][0] = mine > 0 ? (int) (i - a0) : acount;
-	starts[tid][1] = mine > 0 ? (int) (j - b0) : bcount;
+	starts[tid][0] = mine > 0 ? i : acount;
+	starts[tid][1] = mine > 0 ? j : bcount;
 	if (tid == 0)
 	{
 		starts[NT][0] = acount;
 		starts[NT][1] = bcount;
 	}
 
-	/* the steps, pair by pair; b's limit reaches the element after the
-	 * window, which may be the partner of a's last copy in it */
-	const int64_t p_first = p;
-	int64_t		a_start = a_off[p],
-				b_start = b_off[p],
-				a_end = a_off[p + 1],
-				b_end = b_off[p + 1];
+	/* the steps, pair by pair: c0 where the pair starts, c1 where the
+	 * next one does */
+	const int64_t q_first = q;
+	int2		c0 = bd(q),
+				c1 = bd(q + 1);
 	mask_t		kept = 0;
 	T			r[VT];
 
@@ -221,29 +220,25 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	{
 		if (v >= mine)
 			continue;
-		while (i >= a_end && j >= b_end && p < p1)
+		while (i >= c1.x && j >= c1.y && q < npt - 1)
 		{
-			p++;
-			a_start = a_off[p];
-			b_start = b_off[p];
-			a_end = a_off[p + 1];
-			b_end = b_off[p + 1];
+			q++;
+			c0 = c1;
+			c1 = bd(q + 1);
 		}
 
-		const int64_t a_lim = a_end < a1 ? a_end : a1,
-					b_lim = b_end < b1 + 1 ? b_end : b1 + 1;
-		const bool	has_a = i < a_lim,
-					has_b = j < b_lim;
-		const T		x = has_a ? sa[i - a0 + 1] : T(),
-					y = has_b ? sb[j - b0 + 1] : T();
+		const bool	has_a = i < c1.x,
+					has_b = j < c1.y;
+		const T		x = has_a ? w.a[i] : T(),
+					y = has_b ? w.b[j] : T();
 		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
 		const bool	take_b = !take_a && has_b;
 		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
 
 		if (take_a)
-			bad |= i > a_start && order<T>::lt(x, sa[i - a0]);
+			bad |= i > c0.x && order<T>::lt(x, w.a[i - 1]);
 		else if (take_b)
-			bad |= j > b_start && order<T>::lt(y, sb[j - b0]);
+			bad |= j > c0.y && order<T>::lt(y, w.b[j - 1]);
 		else
 			bad = true;			/* places left and nothing to take: unsorted */
 		r[v] = take_a ? x : y;
@@ -262,7 +257,7 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
 					  tile_count);
 	if (mine > 0)
-		bad |= i - a0 != starts[tid + 1][0] || j - b0 != starts[tid + 1][1];
+		bad |= i != starts[tid + 1][0] || j != starts[tid + 1][1];
 	if (bad && unsorted != nullptr)
 		*unsorted = 1;
 	/* past the scan's barrier every thread is done with the windows */
@@ -293,29 +288,48 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 		if (tile_start + x < capacity)
 			out[tile_start + x] = s[x];
 
-	/* the first places of the pairs that start among this thread's */
+	/*
+	 * The first places of the pairs that start among this thread's: where
+	 * pair p0 + k starts in the tile's places, from the windows' starts
+	 * (k >= 1: exact there), or for p0 and the empty pairs before it that
+	 * start with it, from the offsets; pairs after the tile's last start
+	 * after the tile.
+	 */
 	if (mine > 0)
 	{
+		auto		start_at = [&](int64_t pq) -> int64_t {
+			const int64_t k = pq - p0;
+
+			if (k <= 0)
+				return o(pq) - d0;
+			if (k >= npt)
+				return INT64_MAX;
+
+			const int2	c = bd(k);
+
+			return c.x + c.y;
+		};
+		const int64_t p_first = p0 + q_first;
+		int64_t		pq = p_first + 1;
+
 		/* empty pairs that start where p_first does come before it: found
 		 * by galloping back from it (one read where there are none) */
-		int64_t		q0 = p_first + 1;
-
-		if (o(p_first) == dt)
+		if (start_at(p_first) == dt)
 		{
 			int64_t		hi = p_first,
 						step = 1;
 
-			while (hi - step >= 0 && o(hi - step) == dt)
+			while (hi - step >= 0 && start_at(hi - step) == dt)
 			{
 				hi -= step;
 				step *= 2;
 			}
-			q0 = first_pair_from(o, dt, hi - step < 0 ? 0 : hi - step, hi);
+			pq = first_pair_from(start_at, (int64_t) dt, hi - step < 0 ? 0 : hi - step, hi);
 		}
 
-		for (int64_t q = q0; q < npairs; q++)
+		for (; pq < npairs; pq++)
 		{
-			const int64_t at = o(q) - dt;
+			const int64_t at = start_at(pq) - dt;
 
 			if (at >= mine)
 				break;
@@ -324,7 +338,7 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				(sizeof(kept) == 8 ? __popcll(kept & (((mask_t) 1 << at) - 1))
 				 : __popc((unsigned) (kept & (((mask_t) 1 << at) - 1))));
 
-			out_off[q] = place < capacity ? place : capacity;
+			out_off[pq] = place < capacity ? place : capacity;
 		}
 	}
 	if (tile == (int) gridDim.x - 1 && tid == 0)

@@ -174,16 +174,16 @@ struct window_bounds_global
 	int64_t		p0,
 				a0,
 				b0;
-	int			acount,
-				bcount;
+	int			a_max,			/* the largest index in each window an */
+				b_max;			/* entry may take */
 
 	__device__ __forceinline__ int2 operator()(int64_t q) const
 	{
 		const int64_t x = a_off[p0 + q] - a0,
 					y = b_off[p0 + q] - b0;
 
-		return make_int2(x < -1 ? -1 : x > acount ? acount : (int) x,
-						 y < -1 ? -1 : y > bcount ? bcount : (int) y);
+		return make_int2(x < -1 ? -1 : x > a_max ? a_max : (int) x,
+						 y < -1 ? -1 : y > b_max ? b_max : (int) y);
 	}
 };
 
@@ -193,6 +193,43 @@ struct window_bounds_shared
 
 	__device__ __forceinline__ int2 operator()(int64_t q) const { return s[q]; }
 };
+
+/* Either, as the tile found its pairs to fit in shared memory or not. */
+struct window_bounds
+{
+	const int2 *s;
+	bool		shared;
+	window_bounds_global g;
+
+	__device__ __forceinline__ int2 operator()(int64_t q) const
+	{
+		return shared ? s[q] : g(q);
+	}
+};
+
+/*
+ * The last of the tile's pairs [0, npt) whose part starts at or before
+ * window place x (the first pair's always does).
+ */
+template <typename Bounds>
+__device__ __forceinline__ int64_t
+window_pair_of(Bounds bd, int64_t npt, int x)
+{
+	int64_t		lo = 0,
+				hi = npt - 1;
+
+	while (lo < hi)
+	{
+		const int64_t mid = lo + (hi - lo + 1) / 2;
+		const int2	m = bd(mid);
+
+		if (m.x + m.y <= x)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
 
 /*
  * One tile's merge in its windows w (acount + bcount = count outputs), its
@@ -217,27 +254,13 @@ batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt
 	const int	bcount = count - acount;
 	const int	diag = tid * VT < count ? tid * VT : count;
 	const int	mine = count - diag < VT ? count - diag : VT;
-	int64_t		q = 0;
+	int64_t		q;
 	int2		s0,
 				s1;
 	int			i = acount,
 				j = bcount;
 
-	/* the last pair that starts at or before diag */
-	{
-		int64_t		hi = npt - 1;
-
-		while (q < hi)
-		{
-			const int64_t mid = q + (hi - q + 1) / 2;
-			const int2	m = bd(mid);
-
-			if ((m.x > 0 ? m.x : 0) + (m.y > 0 ? m.y : 0) <= diag)
-				q = mid;
-			else
-				hi = mid - 1;
-		}
-	}
+	q = window_pair_of(bd, npt, diag);
 	s0 = bd(q);
 	s1 = bd(q + 1);
 	if (mine > 0)
@@ -334,11 +357,11 @@ batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt
  * among the few pairs between the two boundaries'); the windows of a and b
  * come to shared memory as the single merge's do (in bulk on sm_90), with
  * the starts of the tile's pairs in them where they fit
- * (BATCH_MERGE_PAIRS); the tile is then merged as batch_merge_windows
+ * (BATCH_TILE_PAIRS); the tile is then merged as batch_merge_windows
  * says.  A tile whose splits go backwards raises the flag and zeroes its
  * outputs.
  */
-#define BATCH_MERGE_PAIRS 256
+#define BATCH_TILE_PAIRS 256
 
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
@@ -349,7 +372,7 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 {
 	constexpr int NV = NT * VT;
 	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
-	__shared__ int2 sbounds[BATCH_MERGE_PAIRS + 1];
+	__shared__ int2 sbounds[BATCH_TILE_PAIRS + 1];
 	__shared__ int starts[NT + 1][2];
 	__shared__ int64_t split[2];
 	__shared__ int64_t tile_pair[2];
@@ -391,14 +414,14 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				count = (int) (d1 - d0);
 	const window_bounds_global gb = {a_off, b_off, p0, a0, b0, acount, (int) (b1 - b0)};
 
-	if (npt < BATCH_MERGE_PAIRS)
+	if (npt < BATCH_TILE_PAIRS)
 		for (int q = tid; q <= npt; q += NT)
 			sbounds[q] = gb(q);
 
 	const tile_windows<T, NV> w =
 		load_tile_windows<T, NT, NV>(s, &bar, a, na, a0, acount, b, nb, b0, count - acount);
 
-	if (npt < BATCH_MERGE_PAIRS)
+	if (npt < BATCH_TILE_PAIRS)
 		batch_merge_windows<T, NT, VT>(w.a, w.b, acount, count, npt,
 									   window_bounds_shared{sbounds}, out, d0, unsorted, s,
 									   starts);
