@@ -120,6 +120,9 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	const T    *b = two ? (const T *) call->b + call->b_off[0] : nullptr;
 	const mp_array_kind kind = call->kind;
 	const mp_setop op = (mp_setop) call->variant;
+	/* a pass over the pairs on the host: once, and not between the
+	 * kernels' events */
+	const int64_t room = kind == MP_ARRAY_SEARCH ? 0 : mp_batch_room(call);
 
 	if (a_off.off == nullptr || (two && b_off.off == nullptr))
 		return MP_OUT_OF_MEMORY;
@@ -134,7 +137,7 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	piece<T>	d_b = job.input(b, nb);
 	piece<int64_t> d_aoff = job.input(a_off.off, np + 1);
 	piece<int64_t> d_boff = job.input(two ? b_off.off : a_off.off, np + 1);
-	piece<T>	d_out = job.room<T>(kind == MP_ARRAY_SEARCH ? 0 : mp_batch_room(call));
+	piece<T>	d_out = job.room<T>(room);
 	piece<int32_t> d_ranks = job.room<int32_t>(kind == MP_ARRAY_SEARCH ? nb : 0);
 	piece<int64_t> d_out_off = job.room<int64_t>(np + 1);
 	const bool	setop = kind == MP_ARRAY_SETOP;
@@ -204,7 +207,7 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 												 job[d_out], job[d_out_off], 0);
 			case MP_ARRAY_SETOP:
 				return run_setop(op, da, daoff, db, dboff, np, na + nb, job[d_out],
-								 mp_batch_room(call), job[d_out_off],
+								 room, job[d_out_off],
 								 &job.device_status()->kept[0], job[d_parts], job[d_chain],
 								 flag);
 			case MP_ARRAY_JOIN_COUNT:
