@@ -147,6 +147,41 @@ run_values_case(const backend *be, mp_type type, gen_kind gen, lengths how, int6
 }
 
 /* Runs of unsigned keys with `bits` low bits in use: the permutation. */
+/* Each run of keys[bounds[r] .. bounds[r + 1]) an ascending draw of `bits`-bit keys. */
+static void
+sorted_key_runs(int word, int bits, const int64_t *bounds, int64_t k, char *keys)
+{
+	uint64_t	mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+
+	for (int64_t r = 0; r < k; r++)
+	{
+		int64_t		lo = bounds[r],
+					len = bounds[r + 1] - lo;
+		uint64_t   *draw = xmalloc((len ? len : 1) * sizeof(uint64_t));
+		int64_t    *order;
+
+		/* random keys, then in the reference's order */
+		for (int64_t i = 0; i < len; i++)
+			draw[i] = rnd() & mask;
+		ref_type = MP_INT8;
+		ref_word = 8;
+		ref_base = (const char *) draw;
+		order = xmalloc((len ? len : 1) * sizeof(int64_t));
+		for (int64_t i = 0; i < len; i++)
+			order[i] = i;
+		qsort(order, (size_t) len, sizeof(int64_t), ref_position_cmp);
+		for (int64_t i = 0; i < len; i++)
+		{
+			if (word == 4)
+				((uint32_t *) keys)[lo + i] = (uint32_t) draw[order[i]];
+			else
+				((uint64_t *) keys)[lo + i] = draw[order[i]];
+		}
+		free(order);
+		free(draw);
+	}
+}
+
 static void
 run_keys_case(const backend *be, int word, int bits, lengths how, int64_t k, int64_t n)
 {
@@ -155,41 +190,11 @@ run_keys_case(const backend *be, int word, int bits, lengths how, int64_t k, int
 	char	   *keys = xmalloc((total ? total : 1) * word);
 	uint32_t   *perm = xmalloc((total ? total : 1) * sizeof(uint32_t));
 	int64_t    *pos;
-	uint64_t	mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
 	bool		same = true;
 	char		what[96];
 	mp_status	st;
 
-	for (int64_t r = 0; r < k; r++)
-	{
-		int64_t		lo = bounds[r],
-					len = bounds[r + 1] - lo;
-		uint64_t   *draw = xmalloc((len ? len : 1) * sizeof(uint64_t));
-
-		/* a sorted draw: random keys, then an insertion-free sort by rank */
-		for (int64_t i = 0; i < len; i++)
-			draw[i] = rnd() & mask;
-		{
-			int64_t    *order;
-
-			ref_type = MP_INT8;
-			ref_word = 8;
-			ref_base = (const char *) draw;
-			order = xmalloc((len ? len : 1) * sizeof(int64_t));
-			for (int64_t i = 0; i < len; i++)
-				order[i] = i;
-			qsort(order, (size_t) len, sizeof(int64_t), ref_position_cmp);
-			for (int64_t i = 0; i < len; i++)
-			{
-				if (word == 4)
-					((uint32_t *) keys)[lo + i] = (uint32_t) draw[order[i]];
-				else
-					((uint64_t *) keys)[lo + i] = draw[order[i]];
-			}
-			free(order);
-		}
-		free(draw);
-	}
+	sorted_key_runs(word, bits, bounds, k, keys);
 	pos = ref_order(MP_INT8, word, keys, total);
 	memset(perm, 0xA5, (total ? total : 1) * sizeof(uint32_t));
 	st = be->merge_key_runs(word, keys, bounds, k, perm, NULL);
@@ -203,6 +208,85 @@ run_keys_case(const backend *be, int word, int bits, lengths how, int64_t k, int
 	free(bounds);
 	free(keys);
 	free(perm);
+}
+
+/*
+ * The keyed merge of runs that lie apart (mp_cpu_merge_keyed_part), the
+ * merge cut into random parts merged one after the other, as the
+ * participants of a parallel join merge theirs: keys (XORed with flip) and
+ * payloads (each key's place in the runs laid end to end) against the
+ * stable order.
+ */
+static void
+run_keyed_case(const backend *be, int word, int bits, lengths how, int64_t k, int64_t n)
+{
+	int64_t    *bounds = xmalloc((k + 1) * sizeof(int64_t));
+	int64_t		total = make_bounds(how, k, n, bounds);
+	char	   *keys = xmalloc((total ? total : 1) * word);
+	const void **runs = xmalloc((k ? k : 1) * sizeof(void *));
+	const uint64_t **payload = xmalloc((k ? k : 1) * sizeof(uint64_t *));
+	int64_t    *len = xmalloc((k ? k : 1) * sizeof(int64_t));
+	char	   *out = xmalloc((total ? total : 1) * word);
+	uint64_t   *out_payload = xmalloc((total ? total : 1) * sizeof(uint64_t));
+	uint64_t	flip = rnd_below(2) ? (word == 4 ? UINT64_C(0x80000000) : UINT64_C(1) << 63) : 0;
+	int64_t		parts = 1 + rnd_below(8);
+	int64_t    *pos;
+	int64_t		lo = 0;
+	bool		same = true;
+	char		what[112];
+	mp_status	st = MP_OK;
+
+	sorted_key_runs(word, bits, bounds, k, keys);
+	for (int64_t r = 0; r < k; r++)
+	{
+		char	   *run;
+		uint64_t   *pl;
+
+		len[r] = bounds[r + 1] - bounds[r];
+		run = xmalloc((len[r] ? len[r] : 1) * word);
+		pl = xmalloc((len[r] ? len[r] : 1) * sizeof(uint64_t));
+		memcpy(run, keys + bounds[r] * word, len[r] * word);
+		for (int64_t i = 0; i < len[r]; i++)
+			pl[i] = (uint64_t) (bounds[r] + i);
+		runs[r] = run;
+		payload[r] = pl;
+	}
+	memset(out, 0xA5, (total ? total : 1) * word);
+	memset(out_payload, 0xA5, (total ? total : 1) * sizeof(uint64_t));
+	for (int64_t p = 0; p < parts && st == MP_OK; p++)
+	{
+		int64_t		hi = p == parts - 1 ? total : lo + rnd_below(total - lo + 1);
+
+		st = mp_cpu_merge_keyed_part(word, k, runs, payload, len, lo, hi, flip,
+									 out + lo * word, out_payload + lo);
+		lo = hi;
+	}
+	pos = ref_order(MP_INT8, word, keys, total);
+	for (int64_t j = 0; j < total && st == MP_OK && same; j++)
+	{
+		same &= out_payload[j] == (uint64_t) pos[j];
+		if (word == 4)
+			same &= ((uint32_t *) out)[j] == (((uint32_t *) keys)[pos[j]] ^ (uint32_t) flip);
+		else
+			same &= ((uint64_t *) out)[j] == (((uint64_t *) keys)[pos[j]] ^ flip);
+	}
+	snprintf(what, sizeof(what), "keyed merge: %" PRId64 " %s runs apart, %d-byte keys of %d bits, %"
+			 PRId64 " parts", k, length_names[how], word, bits, parts);
+	check(st == MP_OK && same, st != MP_OK ? "bad status" : "wrong keys or payloads", what, be,
+		  MP_INT8, total, k);
+	for (int64_t r = 0; r < k; r++)
+	{
+		free((void *) runs[r]);
+		free((void *) payload[r]);
+	}
+	free(pos);
+	free(runs);
+	free(payload);
+	free(len);
+	free(out);
+	free(out_payload);
+	free(bounds);
+	free(keys);
 }
 
 /* Composite keys of nwords words, word-major: the reference's order. */
@@ -368,6 +452,26 @@ run_runs_tests(const backend *be)
 		}
 		run_keys_case(be, word, word * 8, LEN_RANDOM, 4, quick ? 200000 : 2000000);
 	}
+	if (be->merge_key_runs == mp_cpu_merge_key_runs)
+		for (int word = 4; word <= 8; word += 4)
+		{
+			const int	bits[] = {1, 12, 32, 64};
+			const int64_t keyed_ks[] = {1, 2, 3, 9, 17, 100};
+
+			for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++)
+			{
+				if (bits[b] > word * 8)
+					continue;
+				for (int how = 0; how < NUM_LENGTHS; how++)
+					for (size_t i = 0; i < sizeof(keyed_ks) / sizeof(keyed_ks[0]); i++)
+						run_keyed_case(be, word, bits[b], (lengths) how, keyed_ks[i],
+									   keyed_ks[i] * 40 + rnd_below(500));
+			}
+			/* parts cut again across threads */
+			run_keyed_case(be, word, word * 8, LEN_RANDOM, 9, quick ? 400000 : 2000000);
+			run_keyed_case(be, word, 3, LEN_SKEWED, 5, quick ? 400000 : 2000000);
+			run_keyed_case(be, word, 16, LEN_EVEN, 0, 0);
+		}
 	if (be->merge_key_runs == mp_cpu_merge_key_runs)
 		for (int nwords = 2; nwords <= 3; nwords++)
 			for (int how = 0; how < NUM_LENGTHS; how++)

@@ -386,6 +386,20 @@ extern mp_status mp_cpu_merge_key_runs(int word_bytes, const void *keys,
 									   mp_poll_fn poll);
 
 /*
+ * Places [lo, hi) of the stable k-way merge of k ascending runs of unsigned
+ * keys of word_bytes (4 or 8) bytes that lie apart, run r keys[r][0 ..
+ * len[r]), each key with a 64-bit payload payload[r][i]: the keys, each
+ * XORed with flip, into out_keys[0 .. hi - lo) and their payloads into
+ * out_payload, on up to mp_cpu_threads_now() threads.  Each part finds its
+ * own cuts of the runs (a search for the merge's lo-th key), so that
+ * processes that share the runs merge the parts of one merge side by side.
+ */
+extern mp_status mp_cpu_merge_keyed_part(int word_bytes, int64_t k, const void *const *keys,
+										 const uint64_t *const *payload, const int64_t *len,
+										 int64_t lo, int64_t hi, uint64_t flip,
+										 void *out_keys, uint64_t *out_payload);
+
+/*
  * Row sorts, for the executor's sort node: the stable permutation that
  * orders n rows (n below 2^32) by a composite unsigned key of nwords words,
  * word 0 the least significant.  words holds word 0 of every row, then word

@@ -88,6 +88,7 @@ typedef struct kway_values
 #define MP_C uint64_t
 #define MP_NAME(x) x##_u32
 #include "cpu_kway_impl.h"
+#include "cpu_keyed_impl.h"
 #undef MP_T
 #undef MP_KEY
 #undef MP_C
@@ -98,6 +99,7 @@ typedef struct kway_values
 #define MP_C unsigned __int128
 #define MP_NAME(x) x##_u64
 #include "cpu_kway_impl.h"
+#include "cpu_keyed_impl.h"
 #undef MP_T
 #undef MP_KEY
 #undef MP_C
@@ -618,4 +620,55 @@ mp_cpu_merge_key_runs(int word_bytes, const void *keys, const int64_t *bounds, i
 	if (word_bytes == 4)
 		return kway_merge_runs_u32(keys, bounds, k, NULL, perm, poll);
 	return kway_merge_runs_u64(keys, bounds, k, NULL, perm, poll);
+}
+
+/* Elements a thread's share of a keyed merge's part takes at least. */
+#define KEYED_THREAD_MIN ((int64_t) 1 << 16)
+
+/* A keyed merge's part, cut again across threads (mp_cpu_merge_keyed_part). */
+typedef struct keyed_job
+{
+	int			word_bytes;
+	int64_t		k;
+	const void *const *keys;
+	const uint64_t *const *payload;
+	const int64_t *len;
+	int64_t		lo;
+	uint64_t	flip;
+	void	   *out_keys;
+	uint64_t   *out_payload;
+	volatile bool failed;
+} keyed_job;
+
+static void
+keyed_thread(void *ctx, int64_t lo, int64_t hi)
+{
+	keyed_job  *job = ctx;
+	int64_t		d0 = job->lo + lo,
+				d1 = job->lo + hi;
+	bool		ok;
+
+	if (job->word_bytes == 4)
+		ok = keyed_part_u32((const uint32_t *const *) job->keys, job->payload, job->len, job->k,
+							d0, d1, (uint32_t) job->flip, (uint32_t *) job->out_keys + lo,
+							job->out_payload + lo);
+	else
+		ok = keyed_part_u64((const uint64_t *const *) job->keys, job->payload, job->len, job->k,
+							d0, d1, job->flip, (uint64_t *) job->out_keys + lo,
+							job->out_payload + lo);
+	if (!ok)
+		job->failed = true;
+}
+
+mp_status
+mp_cpu_merge_keyed_part(int word_bytes, int64_t k, const void *const *keys,
+						const uint64_t *const *payload, const int64_t *len, int64_t lo,
+						int64_t hi, uint64_t flip, void *out_keys, uint64_t *out_payload)
+{
+	keyed_job	job = {word_bytes, k, keys, payload, len, lo, flip, out_keys, out_payload, false};
+
+	if (hi <= lo || k == 0)
+		return MP_OK;
+	mp_cpu_parallel(mp_cpu_threads_now(), hi - lo, KEYED_THREAD_MIN, keyed_thread, &job);
+	return job.failed ? MP_OUT_OF_MEMORY : MP_OK;
 }

@@ -20,6 +20,41 @@
  * stable), and an exhausted run, all ones, loses to every head.
  */
 
+/*
+ * The first round of the tournament: the leaves' heads in win[leaves ..
+ * 2 * leaves), each inner node's match played bottom-up, the loser staying
+ * at the node (tree[i]) and the winner going on; returns the overall
+ * winner.  win[1 .. leaves) is overwritten.
+ */
+static inline MP_C
+MP_NAME(kway_first_round) (MP_C *tree, MP_C *win, int64_t leaves)
+{
+	for (int64_t i = leaves - 1; i >= 1; i--)
+	{
+		MP_C		x = win[2 * i],
+					y = win[2 * i + 1];
+
+		win[i] = x < y ? x : y;
+		tree[i] = x < y ? y : x;
+	}
+	return win[1];
+}
+
+/* Leaf r's next head c plays its way up the tree: the next winner. */
+static inline MP_C
+MP_NAME(kway_replay) (MP_C *tree, int64_t leaves, int64_t r, MP_C c)
+{
+	for (int64_t node = (leaves + r) / 2; node >= 1; node /= 2)
+	{
+		MP_C		t = tree[node];
+		bool		swap = t < c;
+
+		tree[node] = swap ? c : t;
+		c = swap ? t : c;
+	}
+	return c;
+}
+
 static mp_status
 MP_NAME(kway_merge) (const MP_T *in, const int64_t *starts, const int64_t *ends, int64_t k,
 					 MP_T *out, uint32_t *perm, mp_poll_fn poll)
@@ -64,15 +99,7 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *starts, const int64_t *ends,
 			? (MP_C) MP_KEY(in[starts[r]]) << 32 | (MP_C) r
 			: exhausted;
 	}
-	for (int64_t i = leaves - 1; i >= 1; i--)
-	{
-		MP_C		x = win[2 * i],
-					y = win[2 * i + 1];
-
-		win[i] = x < y ? x : y;
-		tree[i] = x < y ? y : x;
-	}
-	winner = win[1];
+	winner = MP_NAME(kway_first_round) (tree, win, leaves);
 
 	for (int64_t lo = 0; lo < n; lo += MP_CPU_CHUNK)
 	{
@@ -97,15 +124,7 @@ MP_NAME(kway_merge) (const MP_T *in, const int64_t *starts, const int64_t *ends,
 			c = at + 1 < ends[r]
 				? (MP_C) MP_KEY(in[at + 1]) << 32 | (MP_C) r
 				: exhausted;
-			for (int64_t node = (leaves + r) / 2; node >= 1; node /= 2)
-			{
-				MP_C		t = tree[node];
-				bool		swap = t < c;
-
-				tree[node] = swap ? c : t;
-				c = swap ? t : c;
-			}
-			winner = c;
+			winner = MP_NAME(kway_replay) (tree, leaves, r, c);
 		}
 	}
 	free(next);

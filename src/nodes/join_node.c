@@ -1530,13 +1530,22 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 {
 	const mp_join_part_report *sorter = NULL;
 	bool		ranged = false;
+	int			mergers = 0;	/* participants that merged slices on the CPU */
+	double		merge_ms = 0;	/* the longest part in the merge */
+	char		by[32];
 
 	for (int i = 0; i < state->nreports; i++)
 	{
 		if (state->reports[i].sorted_here)
 			sorter = &state->reports[i];
 		ranged |= state->reports[i].nranges > 0;
+		mergers += state->reports[i].merged_slices > 0;
+		merge_ms = Max(merge_ms, state->reports[i].merge_ms);
 	}
+	if (mergers > 0)
+		snprintf(by, sizeof(by), "%d participant%s", mergers, mergers > 1 ? "s" : "");
+	else
+		strlcpy(by, sorter == state->reports ? "the leader" : "a worker", sizeof(by));
 	if (ranged)
 		explain_ranges(state, es);
 	else if (sorter)
@@ -1547,15 +1556,14 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 
 			snprintf(buf, sizeof(buf), INT64_FORMAT " rows, " INT64_FORMAT
 					 " sorted parts merged on %s by %s", sorter->shared_rows, sorter->shared_parts,
-					 sorter->sort_gpu ? "gpu" : "cpu",
-					 sorter == state->reports ? "the leader" : "a worker");
+					 sorter->sort_gpu ? "gpu" : "cpu", by);
 			ExplainPropertyText("Shared Inner Rows", buf, es);
 			snprintf(buf, sizeof(buf), INT64_FORMAT "kB (at most " INT64_FORMAT "kB)",
 					 (int64) (sorter->shared_bytes + 1023) / 1024,
 					 (int64) (sorter->shared_peak + 1023) / 1024);
 			ExplainPropertyText("Shared Inner Memory", buf, es);
 			if (es->timing)
-				ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);
+				ExplainPropertyFloat("Shared Inner Merge Time", "ms", merge_ms, 3, es);
 		}
 		else
 		{
@@ -1567,7 +1575,8 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 								   (int64) (sorter->shared_peak + 1023) / 1024, es);
 			ExplainPropertyText("Shared Inner Merge Backend", sorter->sort_gpu ? "gpu" : "cpu",
 								es);
-			ExplainPropertyFloat("Shared Inner Merge Time", "ms", sorter->merge_ms, 3, es);
+			ExplainPropertyInteger("Shared Inner Mergers", NULL, Max(mergers, 1), es);
+			ExplainPropertyFloat("Shared Inner Merge Time", "ms", merge_ms, 3, es);
 		}
 	}
 	if (es->format != EXPLAIN_FORMAT_TEXT)

@@ -12,13 +12,17 @@
  * sorted by key and published to the others when its portion ends (the
  * participants sort side by side).  A row with a NULL key never matches:
  * it is kept only for a RIGHT or FULL join, which returns it.  A barrier
- * then elects one participant, which merges the sorted parts (a k-way
- * merge, split by Merge Path over the CPU backend's threads, or on the GPU)
- * on the backend the settings choose and writes the keys and the rows'
- * places out in key order, keys signed (the sorted search's order); the
- * others wait at the barrier for it, as Parallel Hash Join's participants
- * wait for its build.  A participant that starts later finds the inner
- * side built and goes straight to its outer rows.  Nothing waits after
+ * then elects one participant, which counts the sorted parts and allocates
+ * the arrays in key order.  On the CPU backend the participants then merge
+ * the parts together: the k-way merge is cut into slices that each takes
+ * from a counter, and each slice finds its own cuts of the parts (Merge
+ * Path's split for k runs, a search for the merge's first key of the
+ * slice) and is merged straight from the parts into the keys (signed: the
+ * sorted search's order) and the rows' places in key order.  Where the
+ * settings choose the GPU for the merge, the elected participant merges
+ * all of it there while the others wait, as Parallel Hash Join's
+ * participants wait for its build.  A participant that starts later finds
+ * the inner side built, or joins the merge, and goes on to its outer rows.  Nothing waits after
  * that, so a worker that fills its queue to the leader never holds the
  * others up.
  *
@@ -60,6 +64,7 @@
 #include "access/parallel.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/barrier.h"
 #include "storage/sharedfileset.h"
 #include "storage/spin.h"
@@ -70,8 +75,9 @@
 
 /* The build's phases (a parallel join's main barrier). */
 #define BUILD_READ	0				/* participants read the inner side */
-#define BUILD_DECIDE 1				/* one sorts it, or splits it into ranges */
-#define BUILD_DONE	2				/* in memory: built */
+#define BUILD_DECIDE 1				/* one sets up the merge, or splits it into ranges */
+#define BUILD_MERGE	2				/* in memory: participants merge the sorted parts */
+#define BUILD_DONE	3				/* in memory: built */
 #define BUILD_SPLIT_INNER 2			/* in ranges: the inner rows written out */
 #define BUILD_SPLIT_OUTER 3			/* the outer rows written out */
 #define BUILD_RANGES 4				/* each range joined in turn */
@@ -82,9 +88,10 @@
 
 /* A key range's phases. */
 #define RANGE_LOAD	0				/* participants read its inner rows */
-#define RANGE_MERGE 1				/* one merges their sorted parts */
-#define RANGE_PROBE 2				/* participants join its outer rows */
-#define RANGE_DONE	3
+#define RANGE_MERGE 1				/* one sets up the merge of their sorted parts */
+#define RANGE_SLICES 2				/* participants merge them */
+#define RANGE_PROBE 3				/* participants join its outer rows */
+#define RANGE_DONE	4
 
 /* Tuples go into chunks of the DSA of at most this size (a larger row gets its own). */
 #define CHUNK_BYTES ((Size) 4 << 20)
@@ -94,6 +101,14 @@
  * part, then in key order, and a matched flag.
  */
 #define ROW_BYTES	32
+
+/*
+ * Keys of the sorted parts' merge a participant takes at a time: about an
+ * eighth of each participant's share, so that one that comes late or runs
+ * slow leaves little to wait for, and no fewer than this (a slice finds its
+ * own cuts of the parts: some thousand comparisons).
+ */
+#define MERGE_SLICE_MIN ((int64) 4096)
 
 /* Inner keys each participant samples for the split points. */
 #define SAMPLE_KEYS 8192
@@ -134,7 +149,10 @@ struct mp_shared_side
 	dsa_pointer sorted_rows;	/* nkeyed in key order, then the nnull others */
 	dsa_pointer matched;		/* a flag for each of the nkeyed (RIGHT, FULL) */
 	bool		sorted_on_gpu;
-	int64		nparts;
+	int64		nparts;			/* the sorted parts with keys */
+	int64		nslices;		/* slices of their merge on the CPU, or 0 */
+	int64		slice_rows;		/* keys a slice */
+	pg_atomic_uint64 next_slice;	/* the next slice to take */
 };
 
 struct mp_join_shared
@@ -213,6 +231,7 @@ init_side(mp_shared_side *side)
 	BarrierInit(&side->barrier, 0);
 	side->chunks = side->parts = side->sorted_keys = side->sorted_rows = side->matched =
 		InvalidDsaPointer;
+	pg_atomic_init_u64(&side->next_slice, 0);
 }
 
 /* The state of a build not started, the file set and the segment aside. */
@@ -716,14 +735,25 @@ publish_sample(mp_join_inner *in)
 	in->sample = NULL;
 }
 
+/* The sign bit of a key_bytes-wide key: the sorted search's keys are signed. */
+static inline uint64
+sign_bit(int key_bytes)
+{
+	return key_bytes == 4 ? UINT64CONST(0x80000000) : UINT64CONST(0x8000000000000000);
+}
+
 /*
- * The elected participant's part: the participants' sorted parts merged
- * (a k-way merge, cut by Merge Path's split across the CPU backend's
- * threads, or on the GPU), the keys and the rows' places written out in
- * key order.
+ * The elected participant's part of the merge of the participants' sorted
+ * parts: the rows counted, the arrays in key order allocated, the places of
+ * the rows with a NULL key put after the others.  Where the settings choose
+ * the GPU for this many keys, it merges them all here (a k-way merge on the
+ * device, then the keys and places gathered into key order); else the merge
+ * is cut into slices that every participant takes from a counter
+ * (merge_slices), each merged straight from the parts into the shared
+ * arrays.
  */
 static void
-merge_parts(mp_join_inner *in, mp_join_part_report *report)
+merge_prepare(mp_join_inner *in, mp_join_part_report *report)
 {
 	mp_join_shared *sh = in->sh;
 	mp_shared_side *side = in->side;
@@ -733,11 +763,7 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 				k = 0,
 				null_at = 0;
 	dsa_pointer dp;
-	char	   *keys;
-	dsa_pointer *rows,
-			   *sorted_rows;
-	int64	   *bounds;
-	uint32	   *perm;
+	dsa_pointer *sorted_rows;
 	bool		gpu = false;
 
 	for (dp = side->parts; DsaPointerIsValid(dp);)
@@ -756,54 +782,66 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 				 errhint("Set max_parallel_workers_per_gather to 0 for this query.")));
 	side->nkeyed = n;
 	side->nnull = nnull;
+	side->nparts = k;
+	side->nslices = 0;
 	if (n + nnull == 0)
 		return;
 
-	/*
-	 * The parts' keys and places one after the other (the runs), and the
-	 * places of the rows with a NULL key after all the others
-	 */
-	keys = palloc_extended(Max(n, 1) * in->key_bytes, MCXT_ALLOC_HUGE);
-	rows = palloc_extended(Max(n, 1) * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
-	bounds = palloc((k + 1) * sizeof(int64));
 	side->sorted_rows = dsa_allocate_extended(in->area, (n + nnull) * sizeof(dsa_pointer),
 											  DSA_ALLOC_HUGE);
 	count_bytes(sh, (n + nnull) * sizeof(dsa_pointer), 0);
 	sorted_rows = dsa_get_address(in->area, side->sorted_rows);
-	k = 0;
-	bounds[0] = 0;
 	for (dp = side->parts; DsaPointerIsValid(dp);)
 	{
 		shared_link *link = dsa_get_address(in->area, dp);
 		const char *pk = (const char *) link + LINK_BYTES;
 		const dsa_pointer *places = (const dsa_pointer *)
 			(pk + PART_KEY_BYTES(link->n, in->key_bytes));
-		int64		at = bounds[k];
 
-		memcpy(keys + at * in->key_bytes, pk, link->n * in->key_bytes);
-		memcpy(rows + at, places, link->n * sizeof(dsa_pointer));
 		memcpy(sorted_rows + n + null_at, places + link->n, link->nnull * sizeof(dsa_pointer));
 		null_at += link->nnull;
-		if (link->n > 0)
-			bounds[++k] = at + link->n;
 		dp = link->next;
 	}
-	free_list(sh, in->area, &side->parts);
 	if (in->keep_nulls && n > 0)
 	{
 		side->matched = dsa_allocate_extended(in->area, n, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
 		count_bytes(sh, n, 0);
 	}
-
 	if (n > 0)
 	{
-		perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
-		gpu = order_keys(in, keys, n, bounds, k, perm);
-		side->sorted_on_gpu = gpu;
-
-		/* in key order: the keys signed, and the places */
 		side->sorted_keys = dsa_allocate_extended(in->area, n * in->key_bytes, DSA_ALLOC_HUGE);
 		count_bytes(sh, n * in->key_bytes, 0);
+		gpu = mp_gpu_chosen(MP_OP_JOIN_PART, n, NULL, 0);
+	}
+	if (gpu)
+	{
+		/* the parts' keys and places one after the other (the runs) */
+		char	   *keys = palloc_extended(n * in->key_bytes, MCXT_ALLOC_HUGE);
+		dsa_pointer *rows = palloc_extended(n * sizeof(dsa_pointer), MCXT_ALLOC_HUGE);
+		int64	   *bounds = palloc((k + 1) * sizeof(int64));
+		uint32	   *perm = palloc_extended(n * sizeof(uint32), MCXT_ALLOC_HUGE);
+		int64		r = 0;
+
+		bounds[0] = 0;
+		for (dp = side->parts; DsaPointerIsValid(dp);)
+		{
+			shared_link *link = dsa_get_address(in->area, dp);
+			const char *pk = (const char *) link + LINK_BYTES;
+
+			if (link->n > 0)
+			{
+				memcpy(keys + bounds[r] * in->key_bytes, pk, link->n * in->key_bytes);
+				memcpy(rows + bounds[r], pk + PART_KEY_BYTES(link->n, in->key_bytes),
+					   link->n * sizeof(dsa_pointer));
+				bounds[r + 1] = bounds[r] + link->n;
+				r++;
+			}
+			dp = link->next;
+		}
+		free_list(sh, in->area, &side->parts);
+		gpu = side->sorted_on_gpu = order_keys(in, keys, n, bounds, k, perm);
+
+		/* in key order: the keys signed, and the places */
 		mp_cpu_gather(dsa_get_address(in->area, side->sorted_keys), keys, in->key_bytes, perm,
 					  n, mp_cpu_threads_now());
 		mp_cpu_gather(sorted_rows, rows, sizeof(dsa_pointer), perm, n, mp_cpu_threads_now());
@@ -812,26 +850,108 @@ merge_parts(mp_join_inner *in, mp_join_part_report *report)
 			uint32	   *out = dsa_get_address(in->area, side->sorted_keys);
 
 			for (int64 i = 0; i < n; i++)
-				out[i] ^= UINT32_C(0x80000000);
+				out[i] ^= (uint32) sign_bit(4);
 		}
 		else
 		{
 			uint64	   *out = dsa_get_address(in->area, side->sorted_keys);
 
 			for (int64 i = 0; i < n; i++)
-				out[i] ^= UINT64_C(0x8000000000000000);
+				out[i] ^= sign_bit(8);
 		}
 		pfree(perm);
+		pfree(bounds);
+		pfree(keys);
+		pfree(rows);
 	}
-	pfree(keys);
-	pfree(rows);
-	pfree(bounds);
-	side->nparts = k;
+	else if (n > 0)
+	{
+		side->sorted_on_gpu = false;
+		side->slice_rows = Max(MERGE_SLICE_MIN, n / (8 * (sh->nworkers + 1)));
+		side->nslices = (n + side->slice_rows - 1) / side->slice_rows;
+		pg_atomic_write_u64(&side->next_slice, 0);
+	}
 	if (report)
 	{
 		report->merge_ms += mp_now_ms() - t0;
 		report->sorted_here = true;
 		report->sort_gpu |= gpu;
+	}
+}
+
+/*
+ * This participant's share of the merge of the sorted parts on the CPU:
+ * slices of the merge taken from the side's counter until none is left,
+ * each merged from the parts (each finding its own cuts of them) into its
+ * places of the keys (signed) and rows in key order, on this participant's
+ * share of the CPU backend's threads.
+ */
+static void
+merge_slices(mp_join_inner *in, mp_join_part_report *report)
+{
+	mp_shared_side *side = in->side;
+	double		t0 = mp_now_ms();
+	int64		k = side->nparts,
+				n = side->nkeyed,
+				r = 0,
+				done = 0;
+	const void **keys;
+	const uint64 **places;
+	int64	   *len;
+	char	   *out_keys;
+	uint64	   *out_rows;
+
+	StaticAssertStmt(sizeof(dsa_pointer) == sizeof(uint64),
+					 "the rows' places travel as 64-bit payloads");
+	if (side->nslices == 0)
+		return;
+	keys = palloc(k * sizeof(void *));
+	places = palloc(k * sizeof(uint64 *));
+	len = palloc(k * sizeof(int64));
+	for (dsa_pointer dp = side->parts; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+		const char *pk = (const char *) link + LINK_BYTES;
+
+		if (link->n > 0)
+		{
+			keys[r] = pk;
+			places[r] = (const uint64 *) (pk + PART_KEY_BYTES(link->n, in->key_bytes));
+			len[r] = link->n;
+			r++;
+		}
+		dp = link->next;
+	}
+	Assert(r == k);
+	out_keys = dsa_get_address(in->area, side->sorted_keys);
+	out_rows = dsa_get_address(in->area, side->sorted_rows);
+	for (;;)
+	{
+		uint64		s = pg_atomic_fetch_add_u64(&side->next_slice, 1);
+		int64		lo,
+					hi;
+
+		if (s >= (uint64) side->nslices)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		lo = (int64) s * side->slice_rows;
+		hi = Min(lo + side->slice_rows, n);
+		if (mp_cpu_merge_keyed_part(in->key_bytes, k, keys, places, len, lo, hi,
+									sign_bit(in->key_bytes), out_keys + lo * in->key_bytes,
+									out_rows + lo) != MP_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory"),
+					 errdetail("MergepathJoin: the merge of the inner side's sorted parts could not allocate its working memory.")));
+		done++;
+	}
+	pfree(keys);
+	pfree(places);
+	pfree(len);
+	if (report)
+	{
+		report->merge_ms += mp_now_ms() - t0;
+		report->merged_slices += done;
 	}
 }
 
@@ -1128,7 +1248,7 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 			else
 			{
 				free_list(sh, in->area, &sh->samples);
-				merge_parts(in, report);
+				merge_prepare(in, report);
 			}
 		}
 		phase = BUILD_DECIDE;
@@ -1136,7 +1256,7 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 	if (phase == BUILD_DECIDE)
 	{
 		BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
-		phase = BUILD_DONE;
+		phase = BUILD_DECIDE + 1;	/* BUILD_MERGE, or BUILD_SPLIT_INNER */
 	}
 	if (in->sample)
 		pfree(in->sample);
@@ -1174,6 +1294,13 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 		return;
 	}
 
+	if (phase == BUILD_MERGE)
+	{
+		merge_slices(in, report);
+		if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
+			free_list(sh, in->area, &sh->whole.parts);
+		phase = BUILD_DONE;
+	}
 	BarrierDetach(&sh->build);
 	use_side(in, report);
 	if (report)
@@ -1226,11 +1353,20 @@ mp_join_next_range(mp_join_inner *in, mp_join_part_report *report)
 			read_stored_rows(in, in->range_inner[r]);
 			publish(in, true, report);
 			if (BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION))
-				merge_parts(in, report);
+				merge_prepare(in, report);
 			phase = RANGE_MERGE;
 		}
 		if (phase == RANGE_MERGE)
+		{
 			BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION);
+			phase = RANGE_SLICES;
+		}
+		if (phase == RANGE_SLICES)
+		{
+			merge_slices(in, report);
+			if (BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION))
+				free_list(sh, in->area, &side->parts);
+		}
 		use_side(in, report);
 		sts_begin_parallel_scan(in->range_outer[r]);
 		if (report)

@@ -24,7 +24,7 @@
 typedef struct mp_join_part_report
 {
 	bool		ran;
-	bool		sorted_here;	/* it was the one to merge the sorted parts */
+	bool		sorted_here;	/* it was the one to set up the merge of the sorted parts */
 	bool		sort_gpu;		/* ... on the GPU */
 	bool		any_gpu;		/* its batches ran on the GPU, some of them */
 	int64		inner_rows;		/* inner rows it read into shared memory */
@@ -37,7 +37,8 @@ typedef struct mp_join_part_report
 	Size		shared_bytes;	/* the shared side's memory once built, and at most */
 	Size		shared_peak;
 	double		sort_ms;		/* the sort of its own part of the inner side */
-	double		merge_ms;		/* the merge of the parts, where it was the one to merge */
+	double		merge_ms;		/* its part in the merge of the sorted parts */
+	int64		merged_slices;	/* slices of that merge it took (on the CPU) */
 	double		outer_ms;		/* reading its outer rows */
 	double		match_ms;		/* its batches' sorts and searches */
 	double		order_ms;		/* putting its batches' rows in key order */
