@@ -22,9 +22,9 @@
  * settings choose the GPU for the merge, the elected participant merges
  * all of it there while the others wait, as Parallel Hash Join's
  * participants wait for its build.  A participant that starts later finds
- * the inner side built, or joins the merge, and goes on to its outer rows.  Nothing waits after
- * that, so a worker that fills its queue to the leader never holds the
- * others up.
+ * the inner side built, or joins the merge, and goes on to its outer
+ * rows.  Nothing waits after that, so a worker that fills its queue to the
+ * leader never holds the others up.
  *
  * A RIGHT or FULL join returns the inner rows that no participant matched.
  * Each participant marks the inner rows its pairs match in a flag array in
