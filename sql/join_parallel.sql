@@ -34,7 +34,8 @@ BEGIN
   PERFORM set_config('enable_nestloop', 'on', true);
   RETURN format('%s rows, %s, %s', coalesce(cardinality(r_on), 0),
                 CASE WHEN plan LIKE '%Inner Side: shared%' THEN 'shared inner'
-                     WHEN plan LIKE '%MergepathJoin%' THEN 'node, not shared'
+                     WHEN plan LIKE '%Gather%MergepathJoin%' THEN 'node, not shared'
+                     WHEN plan LIKE '%MergepathJoin%' THEN 'serial node'
                      ELSE 'NODE NOT USED' END,
                 CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN 'same rows'
                      ELSE format('DIFFERENT (%s rows without the node)',
@@ -95,6 +96,9 @@ FROM (VALUES ('inner', 'SELECT a.id, b.id FROM qa a JOIN qb b USING (i4)'),
              ('empty inner', 'SELECT a.id, b.id FROM qa a JOIN qempty b USING (i4)'),
              ('empty inner, left', 'SELECT a.id, b.id FROM qa a LEFT JOIN qempty b USING (i4)'),
              ('empty inner, anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM qempty b WHERE b.i4 = a.i4)'),
+             ('inner not partial', 'SELECT a.id, b.i4 FROM qa a JOIN generate_series(-2000, 2000, 3) b(i4) USING (i4)'),
+             ('inner not partial, left', 'SELECT a.id, b.i4 FROM qa a LEFT JOIN generate_series(-2000, 2000, 3) b(i4) USING (i4)'),
+             ('inner not partial, anti', 'SELECT a.id FROM qa a WHERE NOT EXISTS (SELECT FROM generate_series(-2000, 2000, 3) b(i4) WHERE b.i4 = a.i4)'),
              ('empty outer', 'SELECT a.id, b.id FROM qempty a JOIN qb b USING (i4)'),
              ('no inner row', 'SELECT a.id, b.id FROM qa a JOIN (SELECT * FROM qb WHERE id < 0) b USING (i4)'),
              ('no inner row, left', 'SELECT a.id, b.id FROM qa a LEFT JOIN (SELECT * FROM qb WHERE id < 0) b USING (i4)'),

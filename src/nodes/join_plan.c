@@ -313,7 +313,12 @@ worker_share(double rows, int workers)
  * participant merged while the others waited, it kept Parallel Hash Join
  * at 3 workers where the node ran 2.3x faster (3M x 3M rows, work_mem
  * 1GB, development machine; test/bench/NOTES.md, "The sorted parts merged
- * by every participant").  Where the inner rows outgrow the memory
+ * by every participant").  Where the inner side fits in memory, the
+ * node's own cost is scaled by MP_JOIN_SHARED_FACTOR (mp_measured.h): with
+ * 4 workers the node took half to four fifths of Parallel Hash Join's
+ * time, while the whole constants put its cost above the hash join's,
+ * whose cost falls faster with the workers than its time.  Where the
+ * inner rows outgrow the memory
  * Parallel Hash Join counts for its table (hash_mem x participants), both
  * sides go into key ranges on temporary files; that is costed exactly as
  * Parallel Hash Join costs its batches: the participant's share of the
@@ -357,6 +362,16 @@ add_shared_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 		path->path.startup_cost += seq_page_cost * inner_pages;
 		path->path.total_cost += seq_page_cost * (2 * inner_pages + 2 * outer_pages);
+	}
+	else
+	{
+		/* in memory: the node's own cost scaled, its inputs' not */
+		Cost		inputs = outer->total_cost + inner->total_cost;
+
+		path->path.startup_cost = inputs + (path->path.startup_cost - inputs) *
+			MP_JOIN_SHARED_FACTOR;
+		path->path.total_cost = inputs + (path->path.total_cost - inputs) *
+			MP_JOIN_SHARED_FACTOR;
 	}
 	add_partial_path(joinrel, (Path *) path);
 }
