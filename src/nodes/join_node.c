@@ -970,6 +970,24 @@ unmatched_pass(MergepathJoinState *state)
 }
 
 /*
+ * The next key range built with the others (or found built); false when
+ * none is left.  Reading its inner rows and the waits count as reading the
+ * inner side, its sort and merge as theirs.
+ */
+static bool
+next_range(MergepathJoinState *state)
+{
+	mp_join_part_report *r = state->report;
+	double		t0 = mp_now_ms(),
+				built0 = r ? r->sort_ms + r->merge_ms : 0;
+	bool		found = mp_join_next_range(&state->sinner, r);
+
+	if (r)
+		r->inner_ms += mp_now_ms() - t0 - (r->sort_ms + r->merge_ms - built0);
+	return found;
+}
+
+/*
  * A parallel join's next rows once a batch is done: its next batch of
  * outer rows; or the unmatched inner rows, where it is the last to finish;
  * or, in key ranges, the next range's.  False when it is done.
@@ -1004,7 +1022,7 @@ next_shared(MergepathJoinState *state)
 			unmatched_pass(state);
 			return true;
 		}
-		if (!mp_join_next_range(in, state->report))
+		if (!next_range(state))
 			return false;
 		state->outer_done = false;
 		state->deformed = -1;
@@ -1525,6 +1543,37 @@ explain_ranges(MergepathJoinState *state, ExplainState *es)
 }
 
 /* The participants of a parallel join, as EXPLAIN ANALYZE shows them. */
+/*
+ * A participant's time in the node less its phases: forming and returning
+ * its rows.  From the node's instrumentation (InstrEndLoop has run, and the
+ * workers' times are added to the leader's); -1 where there is none.
+ */
+static double
+emit_ms(MergepathJoinState *state, int i, const mp_join_part_report *r)
+{
+	Instrumentation *instr = state->css.ss.ps.instrument;
+	WorkerInstrumentation *wi = state->css.ss.ps.worker_instrument;
+	double		total;
+
+	if (instr == NULL || !instr->need_timer)
+		return -1;
+	if (i > 0)
+	{
+		if (wi == NULL || i - 1 >= wi->num_workers)
+			return -1;
+		total = wi->instrument[i - 1].total;
+	}
+	else
+	{
+		total = instr->total;
+		if (wi != NULL)
+			for (int n = 0; n < wi->num_workers; n++)
+				total -= wi->instrument[n].total;
+	}
+	return Max(total * 1000.0 - r->inner_ms - r->split_ms - r->sort_ms - r->merge_ms -
+			   r->outer_ms - r->match_ms - r->order_ms, 0);
+}
+
 static void
 explain_parallel(MergepathJoinState *state, ExplainState *es)
 {
@@ -1584,9 +1633,11 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 	for (int i = 0; i < state->nreports; i++)
 	{
 		const mp_join_part_report *r = &state->reports[i];
+		double		emit;
 
 		if (!r->ran)
 			continue;
+		emit = es->timing ? emit_ms(state, i, r) : -1;
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
 			char		who[32];
@@ -1612,8 +1663,11 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 				if (ranged)
 					appendStringInfo(es->str, "split into ranges %.3f ms, ", r->split_ms);
 				appendStringInfo(es->str, "sort its part %.3f ms, merge %.3f ms, read outer %.3f ms, "
-								 "sort and search %.3f ms, order %.3f ms\n",
+								 "sort and search %.3f ms, order %.3f ms",
 								 r->sort_ms, r->merge_ms, r->outer_ms, r->match_ms, r->order_ms);
+				if (emit >= 0)
+					appendStringInfo(es->str, ", emit %.3f ms", emit);
+				appendStringInfoChar(es->str, '\n');
 			}
 		}
 		else
@@ -1641,6 +1695,8 @@ explain_parallel(MergepathJoinState *state, ExplainState *es)
 			ExplainPropertyFloat("Read Outer Time", "ms", r->outer_ms, 3, es);
 			ExplainPropertyFloat("Match Time", "ms", r->match_ms, 3, es);
 			ExplainPropertyFloat("Order Time", "ms", r->order_ms, 3, es);
+			if (emit >= 0)
+				ExplainPropertyFloat("Emit Time", "ms", emit, 3, es);
 			ExplainCloseGroup("Participant", NULL, true, es);
 		}
 	}
