@@ -145,17 +145,17 @@
  * shared inner side fits in memory, as a fraction of what the constants
  * above give.  Parallel Hash Join's cost falls faster with the workers than
  * its time does (costsize.c counts a bucket's rows from a participant's
- * share of the inner side), while the node's time followed
- * Parallel Hash Join's: 10M x 10M rows, 4 copies of each key, work_mem 1GB,
+ * share of the inner side), while the node's time followed Parallel Hash
+ * Join's: 10M x 10M rows, 4 copies of each key, work_mem 1GB,
  * CPU backend, the node's time over Parallel Hash Join's was 0.58 (join),
  * 0.66 (join + GROUP BY) and 0.47 (left join) with 2 workers, and 0.61,
  * 0.82, 0.48 and 0.50 (anti join) with 4, where the whole constants put the
  * node's cost 1-3% above the hash join's with 4 workers.  At a half the
  * whole query's cost stands at 0.90-0.92 of Parallel Hash Join's plan with
  * 4 workers and 0.81-0.90 with 2: still above the times' ratio, as the
- * serial constants are.  test/bench/join_settings.sh and the
- * node forced beside it, H200 host; NOTES.md "The parallel join's cost with
- * more workers".
+ * serial constants are.  test/bench/join_settings.sh and the node forced
+ * beside it, H200 host; NOTES.md "The parallel join's cost with more
+ * workers".
  */
 #define MP_JOIN_SHARED_FACTOR		0.5
 

@@ -1542,7 +1542,6 @@ explain_ranges(MergepathJoinState *state, ExplainState *es)
 	}
 }
 
-/* The participants of a parallel join, as EXPLAIN ANALYZE shows them. */
 /*
  * A participant's time in the node less its phases: forming and returning
  * its rows.  From the node's instrumentation (InstrEndLoop has run, and the
@@ -1574,6 +1573,7 @@ emit_ms(MergepathJoinState *state, int i, const mp_join_part_report *r)
 			   r->outer_ms - r->match_ms - r->order_ms, 0);
 }
 
+/* The participants of a parallel join, as EXPLAIN ANALYZE shows them. */
 static void
 explain_parallel(MergepathJoinState *state, ExplainState *es)
 {
