@@ -346,6 +346,52 @@ SELECT check_sort('SELECT k * 0 AS z, t FROM wide ORDER BY z', 'z');
 SELECT check_sort('SELECT f FROM wide ORDER BY f NULLS FIRST', 'f');
 SELECT explain_masked('SELECT k, t FROM wide ORDER BY k');
 
+-- rows whose every column is a key of an integer-like type, the keys in one
+-- word: held as their keys alone (in memory and in runs on disk) and formed
+-- again from them, until a key is NULL (the rows held then become values:
+-- n4 from row 250000 on, n2 in the first row); on disk and in memory
+CREATE TEMP TABLE kr AS
+SELECT g AS id, (g::int8 * 7919 % 300007 - 150000)::int4 AS k4, (g % 601 - 300)::int2 AS k2,
+       g % 3 = 0 AS kb, date '2000-01-01' + (g * 13 % 5000) AS kd,
+       (g::int8 * 2654435761 % 4294967296)::oid AS ko,
+       (g::int8 * 1000003 % 10000019 - 5000000) * 1000000000000 AS k8,
+       CASE WHEN g > 250000 AND g % 7 = 0 THEN NULL ELSE g % 1000 END AS n4,
+       CASE WHEN g = 1 THEN NULL ELSE g % 100 END::int2 AS n2
+FROM generate_series(1, 300000) g;
+ANALYZE kr;
+CREATE TEMP TABLE kr_queries (i int, q text, keys text);
+INSERT INTO kr_queries VALUES
+  (1, 'SELECT k4, id FROM kr ORDER BY k4, id', 'k4, id'),
+  (2, 'SELECT k2, kb, k4 FROM kr ORDER BY k2 DESC, kb, k4 DESC', 'k2, kb, k4'),
+  (3, 'SELECT kd, ko FROM kr ORDER BY kd DESC, ko', 'kd, ko'),
+  (4, 'SELECT k8 FROM kr ORDER BY k8 DESC', 'k8'),
+  (5, 'SELECT ko FROM kr ORDER BY ko', 'ko'),
+  (6, 'SELECT n4, k2 FROM kr ORDER BY n4 NULLS FIRST, k2', 'n4, k2'),
+  (7, 'SELECT n2, id FROM kr ORDER BY n2 DESC NULLS LAST, id', 'n2, id'),
+  (8, 'SELECT k4, id, row_number() OVER (ORDER BY k4, id) AS rn FROM kr', 'k4, id');
+SELECT i, check_sort(q, keys) AS result FROM kr_queries ORDER BY i;
+SET mergepath.gpu_sort_mem = 0;	-- runs on disk on the GPU too
+SELECT explain_masked('SELECT k4, id FROM kr ORDER BY k4, id');
+RESET mergepath.gpu_sort_mem;
+-- read backwards (the merged keys formed into tuples on a tape), and marked
+-- and restored under a Merge Join
+BEGIN;
+DECLARE c6 SCROLL CURSOR FOR SELECT n4, k2 FROM kr ORDER BY n4 NULLS FIRST, k2;
+FETCH ABSOLUTE 150000 FROM c6;
+FETCH BACKWARD 2 FROM c6;
+FETCH LAST FROM c6;
+FETCH ABSOLUTE 1 FROM c6;
+COMMIT;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT check_same('SELECT a.k2, count(*) FROM kr a JOIN kr b ON a.k2 = b.k2 WHERE b.id % 100 = 0 GROUP BY a.k2');
+RESET enable_nestloop;
+RESET enable_hashjoin;
+SET work_mem = '64MB';
+SELECT i, check_sort(q, keys) AS result FROM kr_queries ORDER BY i;
+SELECT explain_masked('SELECT k2, kb, k4 FROM kr ORDER BY k2 DESC, kb, k4 DESC');
+SET work_mem = '64kB';
+
 -- a spilled sort read by a scrollable cursor, backwards too
 BEGIN;
 DECLARE c3 SCROLL CURSOR FOR SELECT k, v FROM wide ORDER BY k, v;
@@ -367,6 +413,7 @@ COMMIT;
 -- on disk.  The CPU backend writes runs to disk in all three.
 SET mergepath.gpu_sort_mem = '1MB';
 SELECT i, check_sort(q, keys) AS result FROM wide_queries WHERE i IN (2, 3, 5) ORDER BY i;
+SELECT i, check_sort(q, keys) AS result FROM kr_queries WHERE i IN (1, 6) ORDER BY i;
 SET mergepath.gpu_sort_mem = 0;
 SELECT i, check_sort(q, keys) AS result FROM wide_queries WHERE i IN (2, 3, 5) ORDER BY i;
 BEGIN;

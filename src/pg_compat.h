@@ -67,6 +67,15 @@ mp_set_nullingrels(Node *var, Bitmapset *relids)
 #define mp_explain_rtable_size(es) list_length((es)->rtable)
 #endif
 
+/* 18 gives heap_form_minimal_tuple room for extra bytes in front */
+#if PG_VERSION_NUM >= 180000
+#define mp_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+#else
+#define mp_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull))
+#endif
+
 /* 18 moved EXPLAIN's property functions out of commands/explain.h */
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"

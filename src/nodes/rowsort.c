@@ -5,7 +5,9 @@
  *
  * Rows are kept as minimal tuples copied into large blocks (no allocation a
  * row), or, where every column is passed by value, as their values, a
- * column an array.  Each row's sort keys fold into one composite
+ * column an array; where every column is a key of a type whose fold gives
+ * the value back (integers, dates, times, not floats) and the keys fit one
+ * word, as that word alone (key rows), until some key is NULL.  Each row's sort keys fold into one composite
  * order-preserving unsigned key (mp_order.h: DESC inverts a key's bits, a
  * NULL bit above a nullable key puts NULLs first or last, floats order NaNs
  * last and -0 with +0): as the row is read where the keys fit one word,
@@ -23,7 +25,9 @@
  * on a logical tape set (logtape.c, as tuplesort does: temporary files in
  * temp_tablespaces, counted against temp_file_limit, removed at the end of
  * the transaction also on error or cancel), and forgotten; reading goes on.
- * A run's record is the row's composite key followed by the minimal tuple.
+ * A run's record is the row's composite key followed by the minimal tuple;
+ * a run of key rows is its keys alone, and its rows, merged, are formed
+ * from their keys again.
  * Runs are written without NULL bits (the narrow layout) until some key is
  * NULL; from that run on, every key has its NULL bit (the wide layout), and
  * a merge that takes runs of both widens the narrow ones' keys as it reads
@@ -102,12 +106,25 @@ typedef struct rs_layout
 	int			word_bytes;
 } rs_layout;
 
+/*
+ * A column of a key row from its narrow key: ((key >> shift) & mask) ^ flip
+ * (flip undoes DESC and the fold's sign bias at once), as the kind's Datum.
+ */
+typedef struct rs_unfold
+{
+	int			shift;
+	uint64		mask;
+	uint64		flip;
+	mp_key_kind kind;
+} rs_unfold;
+
 /* A run on disk. */
 typedef struct rs_run
 {
 	LogicalTape *tape;
 	int64		rows;
 	bool		wide;			/* its keys have every NULL bit */
+	bool		keys_only;		/* its records are keys alone (key rows) */
 } rs_run;
 
 /* A run being merged, with its window of rows in memory. */
@@ -125,6 +142,7 @@ typedef struct rs_input
 	int64		n;
 	int64		take;			/* rows the batch takes from the window */
 	bool		widen;			/* the run's keys are narrow, the merge's wide */
+	bool		keys_only;		/* the run's records are keys alone */
 	bool		pending;		/* the next row's key and length are read */
 	uint64	   *pending_key;	/* nwords words */
 	uint32		pending_len;
@@ -167,6 +185,19 @@ struct mp_rowsort
 	bool		fold_early;
 	int			early_bits;
 	void	   *early_keys;
+
+	/*
+	 * Key rows: every column is a key of an invertible kind and the keys fit
+	 * one word, so a row held is its key folded while reading, and a row
+	 * returned is its key unfolded (col_key: the key that gives column c),
+	 * until a key is NULL (leave_key_rows); sorted: their keys in key order.
+	 */
+	bool		key_rows;
+	int		   *col_key;
+	rs_unfold  *unfold;			/* each column from a narrow key */
+	void	   *sorted;
+	Datum	   *kvalues;		/* a key row's values and NULLs, unfolded */
+	bool	   *kisnull;
 
 	MemoryContext cxt;			/* all of the sort */
 	MemoryContext rows_cxt;		/* the rows held: reset after each run */
@@ -322,6 +353,125 @@ lay_out_value_tuple(mp_rowsort *rs)
 	(void) lay_out_pattern(rs, 0, NULL, rs->vt_head);
 }
 
+/* Whether the rows can be held as their keys (key rows), and how. */
+static void
+begin_key_rows(mp_rowsort *rs)
+{
+	int		   *col_key;
+
+	if (!rs->fold_early || !rs->value_rows || rs->natts == 0)
+		return;
+	col_key = MemoryContextAlloc(rs->cxt, rs->natts * sizeof(int));
+	for (int c = 0; c < rs->natts; c++)
+		col_key[c] = -1;
+	for (int k = 0; k < rs->nkeys; k++)
+	{
+		rs_keydef  *key = &rs->keys[k];
+
+		if (mp_key_kind_invertible(key->kind) && col_key[key->attno - 1] < 0)
+			col_key[key->attno - 1] = k;
+	}
+	for (int c = 0; c < rs->natts; c++)
+		if (col_key[c] < 0)
+		{
+			pfree(col_key);
+			return;
+		}
+	rs->key_rows = true;
+	rs->col_key = col_key;
+	rs->unfold = MemoryContextAlloc(rs->cxt, rs->natts * sizeof(rs_unfold));
+	for (int c = 0; c < rs->natts; c++)
+	{
+		const rs_keydef *def = &rs->keys[col_key[c]];
+		rs_unfold  *u = &rs->unfold[c];
+		uint64		mask = def->bits >= 64 ? PG_UINT64_MAX : ((uint64) 1 << def->bits) - 1;
+
+		u->shift = def->narrow_lo;
+		u->mask = mask;
+		u->kind = def->kind;
+		/* the fold's bias is the value's top bit, but for bool and oid */
+		u->flip = (def->desc ? mask : 0) ^
+			(def->kind == MP_KEY_BOOL || def->kind == MP_KEY_UINT4 ? 0 :
+			 (uint64) 1 << (def->bits - 1));
+	}
+	rs->kvalues = MemoryContextAlloc(rs->cxt, rs->natts * sizeof(Datum));
+	rs->kisnull = MemoryContextAlloc(rs->cxt, rs->natts * sizeof(bool));
+}
+
+/* Column c of a key row from its narrow key. */
+static inline Datum
+unfold_narrow(const mp_rowsort *rs, uint64 key, int c)
+{
+	const rs_unfold *u = &rs->unfold[c];
+	uint64		v = ((key >> u->shift) & u->mask) ^ u->flip;
+
+	switch (u->kind)
+	{
+		case MP_KEY_BOOL:
+			return BoolGetDatum(v != 0);
+		case MP_KEY_INT2:
+			return Int16GetDatum((int16) (uint16) v);
+		case MP_KEY_INT4:
+			return Int32GetDatum((int32) (uint32) v);
+		case MP_KEY_UINT4:
+			return ObjectIdGetDatum((Oid) v);
+		default:
+			return Int64GetDatum((int64) v);
+	}
+}
+
+/*
+ * A key row's values from its composite key: the narrow layout (no NULL
+ * bits) or the wide one (every key's).
+ */
+static void
+key_row_values(const mp_rowsort *rs, const uint64 *key, bool wide, Datum *values,
+			   bool *isnull)
+{
+	if (!wide)
+	{
+		for (int c = 0; c < rs->natts; c++)
+		{
+			values[c] = unfold_narrow(rs, key[0], c);
+			isnull[c] = false;
+		}
+		return;
+	}
+	for (int c = 0; c < rs->natts; c++)
+	{
+		const rs_keydef *def = &rs->keys[rs->col_key[c]];
+		int			lo = wide ? def->wide_lo : def->narrow_lo;
+		uint64		v = mp_key_get(key, lo, def->bits);
+
+		isnull[c] = wide && mp_key_get(key, lo + def->bits, 1) !=
+			(uint64) mp_key_null_bit(false, def->nulls_first);
+		if (def->desc)
+			v = ~v & (def->bits >= 64 ? PG_UINT64_MAX : ((uint64) 1 << def->bits) - 1);
+		values[c] = isnull[c] ? (Datum) 0 : mp_unfold_key(def->kind, v);
+	}
+}
+
+/* A key row into the slot. */
+static void
+store_key_row(const mp_rowsort *rs, const uint64 *key, bool wide, TupleTableSlot *slot)
+{
+	ExecClearTuple(slot);
+	key_row_values(rs, key, wide, slot->tts_values, slot->tts_isnull);
+	ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * The row a key-only record stands for in a merge: no tuple, its length the
+ * mark (a tuple's is never this short); the row is formed from its key.
+ */
+static MinimalTupleData key_only_row = {.t_len = MINIMAL_TUPLE_DATA_OFFSET};
+
+static inline bool
+is_key_only(MinimalTuple row)
+{
+	return row->t_len == MINIMAL_TUPLE_DATA_OFFSET;
+}
+
 mp_rowsort *
 mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_key *keys,
 				 Size limit, bool random_access, double est_rows, int est_width)
@@ -380,6 +530,7 @@ mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_
 	}
 	if (rs->value_rows)
 		lay_out_value_tuple(rs);
+	begin_key_rows(rs);
 	rs->rows_cxt = AllocSetContextCreate(cxt, "mergepath rows", ALLOCSET_DEFAULT_SIZES);
 	mp_big_init(&rs->big, rs->rows_cxt);
 	rs->merge_cxt = AllocSetContextCreate(cxt, "mergepath merge", ALLOCSET_DEFAULT_SIZES);
@@ -431,6 +582,8 @@ array_bytes(mp_rowsort *rs)
 {
 	Size		held = rs->value_rows ? rs->natts * sizeof(Datum) : sizeof(MinimalTuple);
 
+	if (rs->key_rows)
+		return early_bytes(rs);
 	if (rs->value_rows && rs->nulls)
 		for (int c = 0; c < rs->natts; c++)
 			held += rs->nulls[c] != NULL;
@@ -440,7 +593,8 @@ array_bytes(mp_rowsort *rs)
 /*
  * Bytes that sorting the held rows will take a row: its key, its place in
  * the permutation, the CPU sort's scratch and the gather's copy (which
- * reuses the key's and the scratch's memory where they are large enough).
+ * reuses the key's and the scratch's memory where they are large enough);
+ * for key rows, the sorted keys and the scratch.
  */
 static Size
 sort_bytes(mp_rowsort *rs, bool on_gpu)
@@ -454,6 +608,9 @@ sort_bytes(mp_rowsort *rs, bool on_gpu)
 	Size		scratch = on_gpu ? 0 : mp_cpu_sort_rows_scratch(1);
 	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
 
+	/* key rows: the keys sorted, and the CPU sort's scratch */
+	if (rs->key_rows)
+		return early_bytes(rs) * (on_gpu ? 1 : 2);
 	if (rs->fold_early && !rs->run_nulls)
 		key -= Min(key, early_bytes(rs));
 	return sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
@@ -520,7 +677,7 @@ grow_rows(mp_rowsort *rs)
 			rs->cols = MemoryContextAllocZero(rs->rows_cxt, Max(rs->natts, 1) * sizeof(Datum *));
 			rs->nulls = MemoryContextAllocZero(rs->rows_cxt, Max(rs->natts, 1) * sizeof(bool *));
 		}
-		for (int c = 0; c < rs->natts; c++)
+		for (int c = 0; c < rs->natts && !rs->key_rows; c++)
 		{
 			rs->cols[c] = mp_big_realloc(&rs->big, rs->cols[c], old * sizeof(Datum),
 										 rs->room * sizeof(Datum));
@@ -539,12 +696,14 @@ grow_rows(mp_rowsort *rs)
 
 /*
  * The slot's keys folded into one word, laid out as if no key had NULLs
- * (lay_out_keys then agrees unless one has); notes the keys that have.
+ * (lay_out_keys then agrees unless one has); notes the keys that have, and
+ * says whether one of the slot's is NULL.
  */
-static inline void
+static inline bool
 fold_early(mp_rowsort *rs, TupleTableSlot *slot)
 {
 	uint64		acc = 0;
+	bool		any_null = false;
 
 	slot_getsomeattrs(slot, rs->last_key_att);
 	for (int k = 0; k < rs->nkeys; k++)
@@ -555,11 +714,45 @@ fold_early(mp_rowsort *rs, TupleTableSlot *slot)
 
 		acc |= mp_key_value(v, key->bits, key->desc, isnull) << key->lo;
 		key->has_nulls |= isnull;
+		any_null |= isnull;
 	}
 	if (early_bytes(rs) == 4)
 		((uint32 *) rs->early_keys)[rs->nrows] = (uint32) acc;
 	else
 		((uint64 *) rs->early_keys)[rs->nrows] = acc;
+	return any_null;
+}
+
+/* Held row i's early key (the narrow layout). */
+static inline uint64
+early_key(const mp_rowsort *rs, int64 i)
+{
+	return rs->early_bits <= 32 ? ((const uint32 *) rs->early_keys)[i]
+		: ((const uint64 *) rs->early_keys)[i];
+}
+
+/* Column c of held row i: its value, or, of a key row, its key unfolded. */
+static inline Datum
+held_value(const mp_rowsort *rs, int64 i, int c)
+{
+	return rs->key_rows ? unfold_narrow(rs, early_key(rs, i), c) : rs->cols[c][i];
+}
+
+/*
+ * A key is NULL: the rows held so far (none with a NULL key) become rows of
+ * values, and the sort holds values from now on.
+ */
+static void
+leave_key_rows(mp_rowsort *rs)
+{
+	for (int c = 0; c < rs->natts; c++)
+	{
+		rs->cols[c] = mp_big_alloc(&rs->big, rs->room * sizeof(Datum));
+		for (int64 i = 0; i < rs->nrows; i++)
+			rs->cols[c][i] = held_value(rs, i, c);
+	}
+	rs->key_rows = false;
+	count_room(rs);
 }
 
 static void spill(mp_rowsort *rs);
@@ -569,9 +762,13 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 {
 	if (rs->nrows == rs->room)
 		grow_rows(rs);
-	if (rs->fold_early && !rs->run_nulls)
-		fold_early(rs, slot);
-	if (rs->value_rows)
+	if (rs->fold_early && !rs->run_nulls && fold_early(rs, slot) && rs->key_rows)
+		leave_key_rows(rs);
+	if (rs->key_rows)
+	{
+		/* the key folded is the row */
+	}
+	else if (rs->value_rows)
 	{
 		slot_getallattrs(slot);
 		for (int c = 0; c < rs->natts; c++)
@@ -833,6 +1030,73 @@ sort_held(mp_rowsort *rs, mp_row_keys *keys, int *bits)
 	return work.perm;
 }
 
+/* Key rows' sort as mp_run's work: their keys as signed integers. */
+typedef struct key_sort_work
+{
+	mp_rowsort *rs;
+	mp_type		type;
+	const void *keys;
+	void	   *out;
+	int64		n;
+} key_sort_work;
+
+static mp_status
+sort_keys_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
+{
+	key_sort_work *w = ctx;
+	void	   *scratch;
+	mp_status	st;
+
+	if (gpu)
+		return mp_gpu_sort(w->type, w->keys, w->n, w->out, poll, timing);
+	scratch = mp_big_alloc(&w->rs->big, Max(w->n, 1) * mp_type_size(w->type));
+	st = mp_cpu_sort(w->type, w->keys, w->n, w->out, scratch, poll);
+	note_peak(w->rs);
+	mp_big_free(&w->rs->big, scratch);
+	return st;
+}
+
+/* The top bit of n keys of eb bytes flipped: unsigned order as signed. */
+static void
+flip_keys(void *keys, int64 n, Size eb)
+{
+	if (eb == 4)
+		for (int64 i = 0; i < n; i++)
+			((uint32 *) keys)[i] ^= UINT32_C(0x80000000);
+	else
+		for (int64 i = 0; i < n; i++)
+			((uint64 *) keys)[i] ^= UINT64_C(0x8000000000000000);
+}
+
+/*
+ * Key rows sorted: their keys (the narrow layout, unsigned) in key order,
+ * as the work of the row sort (sort_held's op); the early keys are freed.
+ * Equal keys are equal rows, so the order among them does not matter.
+ */
+static void *
+sort_key_rows(mp_rowsort *rs)
+{
+	Size		eb = early_bytes(rs);
+	key_sort_work work = {rs, eb == 4 ? MP_INT4 : MP_INT8, rs->early_keys, NULL, rs->nrows};
+	mp_run_report report;
+	double		t0 = mp_now_ms();
+
+	flip_keys(rs->early_keys, rs->nrows, eb);
+	work.out = mp_big_alloc(&rs->big, Max(rs->nrows, 1) * eb);
+	note_peak(rs);
+	if (rs->nrows > 0)
+	{
+		(void) mp_run(rs->fname, rs->spilled ? MP_OP_NODE_RUN : MP_OP_NODES, rs->nrows,
+					  &work, sort_keys_work, &report);
+		note_run(rs, &report);
+	}
+	flip_keys(work.out, rs->nrows, eb);
+	mp_big_free(&rs->big, rs->early_keys);
+	rs->early_keys = NULL;
+	rs->stats.sort_ms += mp_now_ms() - t0;
+	return work.out;
+}
+
 /*
  * dst[i] = src[perm[i]], records of rec_bytes: a gather on the CPU backend's
  * threads, where the random reads are many in flight, in chunks with an
@@ -866,6 +1130,15 @@ sort_in_memory(mp_rowsort *rs)
 	double		t0;
 
 	rs->peak_bytes = 0;
+	if (rs->key_rows)
+	{
+		rs->sorted = sort_key_rows(rs);
+		rs->stats.key_rows = true;
+		rs->stats.method = MP_ROWSORT_MEMORY;
+		rs->status = RS_MEMORY;
+		rs->cur = -1;
+		return;
+	}
 	perm = sort_held(rs, &keys, bits);
 	t0 = mp_now_ms();
 	mp_big_free(&rs->big, (void *) keys.words);
@@ -908,7 +1181,7 @@ put_key_word(const mp_rowsort *rs, void *keys, int64 i, int w, uint64 v)
 }
 
 static void
-write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple row)
+write_key(mp_rowsort *rs, LogicalTape *tape, const uint64 *key)
 {
 	if (rs->word_bytes == 4)
 	{
@@ -918,6 +1191,12 @@ write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple 
 	}
 	else
 		LogicalTapeWrite(tape, (void *) key, rs->nwords * sizeof(uint64));
+}
+
+static void
+write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple row)
+{
+	write_key(rs, tape, key);
 	/* the length, then the tuple from its first byte of data, as tuplesort */
 	LogicalTapeWrite(tape, &row->t_len, sizeof(uint32));
 	LogicalTapeWrite(tape, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
@@ -925,7 +1204,7 @@ write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple 
 }
 
 static void
-add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide)
+add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only)
 {
 	/* the write buffer goes; the read buffer comes at the first read */
 	LogicalTapeRewindForRead(tape, BLCKSZ);
@@ -939,6 +1218,7 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide)
 	rs->runs[rs->nruns].tape = tape;
 	rs->runs[rs->nruns].rows = rows;
 	rs->runs[rs->nruns].wide = wide;
+	rs->runs[rs->nruns].keys_only = keys_only;
 	rs->nruns++;
 	rs->stats.runs++;
 }
@@ -1091,7 +1371,7 @@ value_tuple(const mp_rowsort *rs, int64 i, uint64 nulls, char *to)
 			for (int c = 0; c < rs->natts; c++)
 				if (!(nulls & ((uint64) 1 << c)))
 					store_value(to + off_of[c] - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c],
-								rs->cols[c][i]);
+								held_value(rs, i, c));
 		}
 		return len;
 	}
@@ -1105,7 +1385,7 @@ value_tuple(const mp_rowsort *rs, int64 i, uint64 nulls, char *to)
 		bits[c >> 3] |= 1 << (c & 7);
 		off = att_align_nominal(off, rs->att_align[c]);
 		if (to)
-			store_value(to + off - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c], rs->cols[c][i]);
+			store_value(to + off - MINIMAL_TUPLE_DATA_OFFSET, rs->att_len[c], held_value(rs, i, c));
 		off += rs->att_len[c];
 	}
 	if (to)
@@ -1247,6 +1527,31 @@ open_tapes(mp_rowsort *rs)
 	rs->spilled = true;
 }
 
+/* Key rows held, sorted, become a run of their keys alone. */
+static void
+write_key_run(mp_rowsort *rs)
+{
+	Size		eb = early_bytes(rs);
+	char	   *sorted = sort_key_rows(rs);
+	LogicalTape *tape;
+	double		t0 = mp_now_ms();
+	int64		n = rs->nrows;
+
+	rs->nwords = rs->narrow.nwords;
+	rs->word_bytes = rs->narrow.word_bytes;
+	Assert(rs->narrow.nwords == 1 && rs->narrow.word_bytes == eb);
+	tape = LogicalTapeCreate(rs->tapes);
+	for (int64 lo = 0; lo < n; lo += ROW_CHUNK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		LogicalTapeWrite(tape, sorted + lo * eb, Min(ROW_CHUNK, n - lo) * eb);
+	}
+	add_run(rs, tape, n, false, true);
+	note_peak(rs);
+	forget_rows(rs);
+	rs->stats.write_ms += mp_now_ms() - t0;
+}
+
 /* The rows held, sorted, become a run on disk; then they are forgotten. */
 static void
 write_run(mp_rowsort *rs)
@@ -1259,6 +1564,11 @@ write_run(mp_rowsort *rs)
 	int64		n = rs->nrows;
 
 	open_tapes(rs);
+	if (rs->key_rows)
+	{
+		write_key_run(rs);
+		return;
+	}
 	perm = sort_held(rs, &keys, bits);
 	rs->nwords = keys.nwords;
 	rs->word_bytes = keys.word_bytes;
@@ -1267,7 +1577,7 @@ write_run(mp_rowsort *rs)
 	t0 = mp_now_ms();
 	tape = LogicalTapeCreate(rs->tapes);
 	stage_run(rs, tape, perm, keys.words);
-	add_run(rs, tape, n, rs->run_nulls);
+	add_run(rs, tape, n, rs->run_nulls, false);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -1407,9 +1717,12 @@ wide_keys(mp_rowsort *rs)
 		for (int k = 0; k < rs->nkeys; k++)
 			rs->keys[k].lo = rs->keys[k].narrow_lo;
 	}
-	if (rs->early_keys)
+	/* key rows' values are unfolded from them as they are shipped */
+	if (rs->early_keys && !rs->key_rows)
+	{
 		mp_big_free(&rs->big, rs->early_keys);
-	rs->early_keys = NULL;
+		rs->early_keys = NULL;
+	}
 	return words;
 }
 
@@ -1679,7 +1992,7 @@ drain_device(mp_rowsort *rs)
 			write_record(rs, tape, rs->key, rs->fetch_rows[j]);
 		}
 	}
-	add_run(rs, tape, rs->dev_rows, true);
+	add_run(rs, tape, rs->dev_rows, true, false);
 	rs->stats.runs--;			/* counted as shipped */
 	pfree(rs->fetch_buf);
 	pfree(rs->fetch_rows);
@@ -1730,6 +2043,7 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 		in->tape = runs[r].tape;
 		in->left = runs[r].rows;
 		in->widen = !runs[r].wide && rs->merge_wide;
+		in->keys_only = runs[r].keys_only;
 		in->arena_size = arena;
 		in->arena = mp_big_alloc(&rs->mbig, arena);
 		in->cap = cap;
@@ -1841,8 +2155,21 @@ load_window(mp_rowsort *rs, rs_input *in)
 			}
 			else
 				run_read(in, in->pending_key, kb);
-			run_read(in, &in->pending_len, sizeof(uint32));
+			if (in->keys_only)
+				in->pending_len = MINIMAL_TUPLE_DATA_OFFSET;
+			else
+				run_read(in, &in->pending_len, sizeof(uint32));
 			in->pending = true;
+		}
+		if (in->keys_only)
+		{
+			/* a key row: no tuple */
+			for (int w = 0; w < rs->nwords; w++)
+				put_key_word(rs, in->keys, in->n, w, in->pending_key[w]);
+			in->rows[in->n++] = &key_only_row;
+			in->left--;
+			in->pending = false;
+			continue;
 		}
 		need = MAXALIGN(in->pending_len);
 		if (in->arena_used + need > in->arena_size)
@@ -2035,6 +2362,9 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 
 	merge_begin(rs, rs->runs + from, k);
 	run.wide = rs->merge_wide;
+	run.keys_only = true;
+	for (int r = 0; r < k; r++)
+		run.keys_only &= rs->runs[from + r].keys_only;
 	while (merge_batch(rs))
 	{
 		double		t0 = mp_now_ms();
@@ -2043,7 +2373,10 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 		for (int64 j = 0; j < rs->nout; j++)
 		{
 			out_key(rs, j, key);
-			write_record(rs, tape, key, rs->out[j]);
+			if (run.keys_only)
+				write_key(rs, tape, key);
+			else
+				write_record(rs, tape, key, rs->out[j]);
 		}
 		rows += rs->nout;
 		rs->stats.write_ms += mp_now_ms() - t0;
@@ -2136,9 +2469,18 @@ merge_to_result(mp_rowsort *rs)
 		for (int64 j = 0; j < rs->nout; j++)
 		{
 			MinimalTuple row = rs->out[j];
+			bool		formed = is_key_only(row);
 
+			if (formed)
+			{
+				out_key(rs, j, rs->key);
+				key_row_values(rs, rs->key, rs->merge_wide, rs->kvalues, rs->kisnull);
+				row = mp_form_minimal_tuple(rs->desc, rs->kvalues, rs->kisnull);
+			}
 			LogicalTapeWrite(rs->result, row, row->t_len);
 			LogicalTapeWrite(rs->result, &row->t_len, sizeof(uint32));
+			if (formed)
+				pfree(row);
 		}
 		rs->nresult += rs->nout;
 		rs->stats.write_ms += mp_now_ms() - t0;
@@ -2188,6 +2530,7 @@ mp_rowsort_perform(mp_rowsort *rs)
 		write_run(rs);
 	MemoryContextReset(rs->rows_cxt);
 	rs->stats.method = MP_ROWSORT_EXTERNAL;
+	rs->stats.key_rows = rs->key_rows;
 	merge_layout(rs);
 	merge_passes(rs);
 	rs->stats.passes++;
@@ -2299,8 +2642,17 @@ mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
 		MemoryContextSwitchTo(old);
 		if (got && rs->status == RS_STREAM)
 		{
+			MinimalTuple row = rs->out[rs->outpos];
+
 			Assert(forward);
-			ExecStoreMinimalTuple(rs->out[rs->outpos++], slot, false);
+			if (is_key_only(row))
+			{
+				out_key(rs, rs->outpos, rs->key);
+				store_key_row(rs, rs->key, rs->merge_wide, slot);
+			}
+			else
+				ExecStoreMinimalTuple(row, slot, false);
+			rs->outpos++;
 		}
 		if (!got)
 			ExecClearTuple(slot);
@@ -2315,6 +2667,14 @@ mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
 				rs->cur -= rs->cur >= 0;
 			if (rs->cur < 0 || rs->cur >= rs->nrows)
 				break;
+			if (rs->key_rows)
+			{
+				uint64		key = rs->early_bits <= 32 ? ((uint32 *) rs->sorted)[rs->cur]
+					: ((uint64 *) rs->sorted)[rs->cur];
+
+				store_key_row(rs, &key, false, slot);
+				return true;
+			}
 			/* the rows are scattered over the blocks: ask for one a few ahead */
 			if (rs->cur + 8 < rs->nrows && !rs->value_rows)
 				__builtin_prefetch(rs->rows[rs->cur + 8]);

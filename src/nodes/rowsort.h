@@ -44,6 +44,7 @@ typedef struct mp_rowsort_stats
 	int			passes;			/* merge passes, the final one included */
 	bool		used_gpu;		/* some sort or merge ran on the GPU */
 	bool		used_cpu;		/* some ran on the CPU */
+	bool		key_rows;		/* the rows were held as their keys alone */
 	char		note[320];		/* why the last one did not use the GPU */
 	mp_gpu_timing gpu;			/* summed over the GPU's runs */
 	double		keys_ms;		/* folding keys */

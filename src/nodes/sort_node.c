@@ -444,6 +444,8 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
 			}
 		}
+		if (st->key_rows)
+			ExplainPropertyText("Rows Kept", "as their keys", es);
 		ExplainPropertyText("Sort Backend", backend_text(st), es);
 	}
 	if (r->sorted && es->timing && node->ss.ps.instrument != NULL)
