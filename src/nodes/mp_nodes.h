@@ -67,34 +67,13 @@ mp_fold_key(mp_key_kind kind, Datum d)
 
 /*
  * Whether a kind's fold loses nothing, so that the key gives its value back
- * (mp_unfold_key): not the floats', which make -0 of +0 and one NaN of all.
+ * (an integer with its sign bit flipped, or bool's and oid's as they are):
+ * not the floats', which make -0 of +0 and one NaN of all.
  */
 static inline bool
 mp_key_kind_invertible(mp_key_kind kind)
 {
 	return kind != MP_KEY_NONE && kind != MP_KEY_FLOAT4 && kind != MP_KEY_FLOAT8;
-}
-
-/* The value whose key mp_fold_key made v, for an invertible kind. */
-static inline Datum
-mp_unfold_key(mp_key_kind kind, uint64 v)
-{
-	switch (kind)
-	{
-		case MP_KEY_BOOL:
-			return BoolGetDatum(v != 0);
-		case MP_KEY_INT2:
-			return Int16GetDatum((int16) (uint16) (v ^ 0x8000));
-		case MP_KEY_INT4:
-			return Int32GetDatum((int32) (uint32) (v ^ UINT32_C(0x80000000)));
-		case MP_KEY_UINT4:
-			return ObjectIdGetDatum((Oid) v);
-		case MP_KEY_INT8:
-			return Int64GetDatum((int64) (v ^ UINT64_C(0x8000000000000000)));
-		default:
-			break;
-	}
-	return (Datum) 0;
 }
 
 /* A minimal tuple as the HeapTuple that heap_getattr reads. */

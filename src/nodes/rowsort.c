@@ -7,11 +7,11 @@
  * row), or, where every column is passed by value, as their values, a
  * column an array; where every column is a key of a type whose fold gives
  * the value back (integers, dates, times, not floats) and the keys fit one
- * word, as that word alone (key rows), until some key is NULL.  Each row's sort keys fold into one composite
- * order-preserving unsigned key (mp_order.h: DESC inverts a key's bits, a
- * NULL bit above a nullable key puts NULLs first or last, floats order NaNs
- * last and -0 with +0): as the row is read where the keys fit one word,
- * else in a pass after.  The backend the settings choose computes the
+ * word, as that word alone (key rows), until some key is NULL.  Each row's
+ * sort keys fold into one composite order-preserving unsigned key
+ * (mp_order.h: DESC inverts a key's bits, a NULL bit above a nullable key
+ * puts NULLs first or last, floats order NaNs last and -0 with +0): as the
+ * row is read where the keys fit one word, else in a pass after.  The backend the settings choose computes the
  * stable permutation of the rows by those keys, and one gather on the CPU
  * backend's threads puts the rows in that order (large arrays are on huge
  * pages, node_memory.c).  Rows with equal keys come out in their input
@@ -107,9 +107,10 @@ typedef struct rs_layout
 } rs_layout;
 
 /*
- * A column of a key row from its narrow key: ((key >> shift) & mask) ^ flip
- * (flip undoes DESC and the fold's sign bias at once), sign-extended from
- * its bits (64 - sext of them) for a signed type, as its Datum is.
+ * A column of a key row from its key's field: field ^ flip (flip undoes
+ * DESC and the fold's sign bias at once), sign-extended from its bits (64 -
+ * sext of them) for a signed type, as its Datum is; in the narrow layout
+ * the field is (key >> shift) & mask.
  */
 typedef struct rs_unfold
 {
@@ -386,7 +387,6 @@ begin_key_rows(mp_rowsort *rs)
 		const rs_keydef *def = &rs->keys[col_key[c]];
 		rs_unfold  *u = &rs->unfold[c];
 		uint64		mask = def->bits >= 64 ? PG_UINT64_MAX : ((uint64) 1 << def->bits) - 1;
-
 		bool		is_signed = def->kind != MP_KEY_BOOL && def->kind != MP_KEY_UINT4;
 
 		u->shift = def->narrow_lo;
@@ -399,14 +399,22 @@ begin_key_rows(mp_rowsort *rs)
 	rs->kisnull = MemoryContextAlloc(rs->cxt, rs->natts * sizeof(bool));
 }
 
+/* A column of a key row from its key's field. */
+static inline Datum
+unfold_field(const rs_unfold *u, uint64 field)
+{
+	uint64		v = field ^ u->flip;
+
+	return (Datum) (uint64) ((int64) (v << u->sext) >> u->sext);
+}
+
 /* Column c of a key row from its narrow key. */
 static inline Datum
 unfold_narrow(const mp_rowsort *rs, uint64 key, int c)
 {
 	const rs_unfold *u = &rs->unfold[c];
-	uint64		v = ((key >> u->shift) & u->mask) ^ u->flip;
 
-	return (Datum) (uint64) ((int64) (v << u->sext) >> u->sext);
+	return unfold_field(u, (key >> u->shift) & u->mask);
 }
 
 /*
@@ -429,14 +437,11 @@ key_row_values(const mp_rowsort *rs, const uint64 *key, bool wide, Datum *values
 	for (int c = 0; c < rs->natts; c++)
 	{
 		const rs_keydef *def = &rs->keys[rs->col_key[c]];
-		int			lo = wide ? def->wide_lo : def->narrow_lo;
-		uint64		v = mp_key_get(key, lo, def->bits);
 
-		isnull[c] = wide && mp_key_get(key, lo + def->bits, 1) !=
+		isnull[c] = mp_key_get(key, def->wide_lo + def->bits, 1) !=
 			(uint64) mp_key_null_bit(false, def->nulls_first);
-		if (def->desc)
-			v = ~v & (def->bits >= 64 ? PG_UINT64_MAX : ((uint64) 1 << def->bits) - 1);
-		values[c] = isnull[c] ? (Datum) 0 : mp_unfold_key(def->kind, v);
+		values[c] = isnull[c] ? (Datum) 0
+			: unfold_field(&rs->unfold[c], mp_key_get(key, def->wide_lo, def->bits));
 	}
 }
 
