@@ -221,6 +221,7 @@ struct mp_rowsort
 	uint32		vt_len;			/* a row of values without NULLs as a tuple: its t_len, */
 	uint32	   *vt_off;			/* each value's offset in it, */
 	char	   *vt_head;		/* and its bytes before the values (vt_len, zeroed) */
+	char	   *vt_row;			/* the row returned last, as that tuple (store_values) */
 	uint64		nt_nulls;		/* the same for one pattern of NULLs (bit c: column c
 								 * NULL; 0: none laid out), as rows of a run have
 								 * it (a subquery's unused columns are NULL in
@@ -353,6 +354,8 @@ lay_out_value_tuple(mp_rowsort *rs)
 	rs->vt_len = lay_out_pattern(rs, 0, rs->vt_off, NULL);
 	rs->vt_head = MemoryContextAlloc(rs->cxt, rs->vt_len);
 	(void) lay_out_pattern(rs, 0, NULL, rs->vt_head);
+	rs->vt_row = MemoryContextAlloc(rs->cxt, rs->vt_len);
+	memcpy(rs->vt_row, rs->vt_head, rs->vt_len);
 }
 
 /* Whether the rows can be held as their keys (key rows), and how. */
@@ -417,6 +420,58 @@ unfold_narrow(const mp_rowsort *rs, uint64 key, int c)
 	return unfold_field(u, (key >> u->shift) & u->mask);
 }
 
+/* A value passed by value, of length len, at at (unaligned). */
+static inline void
+store_value(char *at, int16 len, Datum d)
+{
+	switch (len)
+	{
+		case 1:
+			*at = DatumGetChar(d);
+			break;
+		case 2:
+			{
+				int16		v = DatumGetInt16(d);
+
+				memcpy(at, &v, sizeof(v));
+			}
+			break;
+		case 4:
+			{
+				int32		v = DatumGetInt32(d);
+
+				memcpy(at, &v, sizeof(v));
+			}
+			break;
+		default:
+			memcpy(at, &d, sizeof(Datum));
+			break;
+	}
+}
+
+/*
+ * The row of values in the slot's tts_values and tts_isnull into the slot.
+ * Without NULLs it becomes the sort's own minimal tuple (vt_row, rewritten
+ * row by row), its values left deformed: a parent that keeps the row (a
+ * window's or a Material's store, a worker's queue to its Gather) copies
+ * its bytes, as after PostgreSQL's Sort, instead of forming a tuple from
+ * a virtual one, and a parent that reads it finds the values.
+ */
+static inline void
+store_values(const mp_rowsort *rs, TupleTableSlot *slot)
+{
+	for (int c = 0; c < rs->natts; c++)
+		if (slot->tts_isnull[c])
+		{
+			ExecStoreVirtualTuple(slot);
+			return;
+		}
+	for (int c = 0; c < rs->natts; c++)
+		store_value(rs->vt_row + rs->vt_off[c], rs->att_len[c], slot->tts_values[c]);
+	ExecStoreMinimalTuple((MinimalTuple) rs->vt_row, slot, false);
+	slot->tts_nvalid = rs->natts;
+}
+
 /*
  * A key row's values from its composite key: the narrow layout (no NULL
  * bits) or the wide one (every key's).
@@ -451,7 +506,7 @@ store_key_row(const mp_rowsort *rs, const uint64 *key, bool wide, TupleTableSlot
 {
 	ExecClearTuple(slot);
 	key_row_values(rs, key, wide, slot->tts_values, slot->tts_isnull);
-	ExecStoreVirtualTuple(slot);
+	store_values(rs, slot);
 }
 
 /*
@@ -824,7 +879,7 @@ store_held(mp_rowsort *rs, int64 i, TupleTableSlot *slot)
 	}
 	ExecClearTuple(slot);
 	row_values(rs, i, slot->tts_values, slot->tts_isnull);
-	ExecStoreVirtualTuple(slot);
+	store_values(rs, slot);
 }
 
 /* Forgets the rows held and all that was made of them. */
@@ -1303,35 +1358,6 @@ stage_copy(void *ctx, int64_t lo, int64_t hi)
 		memcpy(to, &row->t_len, sizeof(uint32));
 		memcpy(to + sizeof(uint32), (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
 			   row->t_len - MINIMAL_TUPLE_DATA_OFFSET);
-	}
-}
-
-/* A value passed by value, of length len, at at (unaligned). */
-static inline void
-store_value(char *at, int16 len, Datum d)
-{
-	switch (len)
-	{
-		case 1:
-			*at = DatumGetChar(d);
-			break;
-		case 2:
-			{
-				int16		v = DatumGetInt16(d);
-
-				memcpy(at, &v, sizeof(v));
-			}
-			break;
-		case 4:
-			{
-				int32		v = DatumGetInt32(d);
-
-				memcpy(at, &v, sizeof(v));
-			}
-			break;
-		default:
-			memcpy(at, &d, sizeof(Datum));
-			break;
 	}
 }
 
