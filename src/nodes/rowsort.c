@@ -500,10 +500,27 @@ key_row_values(const mp_rowsort *rs, const uint64 *key, bool wide, Datum *values
 	}
 }
 
-/* A key row into the slot. */
+/*
+ * A key row into the slot.  A narrow key has no NULLs: its columns go
+ * straight into the sort's tuple and the slot's values (store_values).
+ */
 static void
 store_key_row(const mp_rowsort *rs, const uint64 *key, bool wide, TupleTableSlot *slot)
 {
+	if (!wide)
+	{
+		ExecStoreMinimalTuple((MinimalTuple) rs->vt_row, slot, false);
+		for (int c = 0; c < rs->natts; c++)
+		{
+			Datum		v = unfold_narrow(rs, key[0], c);
+
+			slot->tts_values[c] = v;
+			slot->tts_isnull[c] = false;
+			store_value(rs->vt_row + rs->vt_off[c], rs->att_len[c], v);
+		}
+		slot->tts_nvalid = rs->natts;
+		return;
+	}
 	ExecClearTuple(slot);
 	key_row_values(rs, key, wide, slot->tts_values, slot->tts_isnull);
 	store_values(rs, slot);
