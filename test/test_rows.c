@@ -12,7 +12,8 @@
  * NULLs, each ASC or DESC and NULLS FIRST or LAST, folded into words with
  * mp_order.h's fields as the sort node folds them, and the permutation
  * checked against PostgreSQL's order written out by hand.  Every output is
- * poisoned first.
+ * poisoned first.  On the CPU, one 8-byte word is also sorted as itself
+ * (mp_cpu_sort_keys, the sort of key rows) against qsort of the words.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,43 @@ check_rows(const backend *be, const mp_row_keys *keys, int64_t n, const char *wh
 	free(want);
 	free(got);
 	free(copy);
+}
+
+static int
+ref_u64_cmp(const void *p, const void *q)
+{
+	uint64_t	x = *(const uint64_t *) p,
+				y = *(const uint64_t *) q;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The CPU's sort of 64-bit keys as themselves (key rows) against qsort of
+ * the same words: the result in the keys' array or in the second one, the
+ * other poisoned before.
+ */
+static void
+check_keys(const backend *be, const uint64_t *words, int64_t n, int bits, const char *what)
+{
+	uint64_t   *want = xmalloc(n * sizeof(uint64_t)),
+			   *keys = xmalloc(n * sizeof(uint64_t)),
+			   *tmp = xmalloc(n * sizeof(uint64_t)),
+			   *sorted = NULL;
+	mp_status	st;
+
+	memcpy(want, words, n * sizeof(uint64_t));
+	qsort(want, (size_t) n, sizeof(uint64_t), ref_u64_cmp);
+	memcpy(keys, words, n * sizeof(uint64_t));
+	memset(tmp, 0xA5, n * sizeof(uint64_t));
+	st = mp_cpu_sort_keys(keys, tmp, n, bits, &sorted, NULL);
+	check(st == MP_OK && (sorted == keys || sorted == tmp) &&
+		  memcmp(sorted, want, n * sizeof(uint64_t)) == 0,
+		  st != MP_OK ? "bad status" : sorted != keys && sorted != tmp ? "result in neither array"
+		  : "keys out of order", what, be, MP_INT8, n, 1);
+	free(want);
+	free(keys);
+	free(tmp);
 }
 
 typedef enum word_shape
@@ -163,6 +201,11 @@ run_words_case(const backend *be, int nwords, int word_bytes, const int *bits,
 	snprintf(what, sizeof(what), "rows %d x %d-byte words, top bits %d, %s", nwords, word_bytes,
 			 bits[nwords - 1], shape_names[shape]);
 	check_rows(be, &keys, n, what);
+	if (nwords == 1 && word_bytes == 8 && strcmp(be->name, "cpu") == 0)
+	{
+		snprintf(what, sizeof(what), "keys of %d bits, %s", bits[0], shape_names[shape]);
+		check_keys(be, words, n, bits[0], what);
+	}
 	free(words);
 }
 
@@ -703,5 +746,21 @@ run_rows_tests(const backend *be)
 		check(st == MP_CANCELLED, "a cancel was not honoured", "rows cancel", be, MP_INT4, n, 1);
 		free(words);
 		free(perm);
+	}
+	if (strcmp(be->name, "cpu") == 0)
+	{
+		int64_t		n = 3 << 20;
+		uint64_t   *keys = xmalloc(n * sizeof(uint64_t)),
+				   *tmp = xmalloc(n * sizeof(uint64_t)),
+				   *sorted;
+		mp_status	st;
+
+		for (int64_t i = 0; i < n; i++)
+			keys[i] = rnd();
+		polls_left = 2;
+		st = mp_cpu_sort_keys(keys, tmp, n, 64, &sorted, poll_countdown);
+		check(st == MP_CANCELLED, "a cancel was not honoured", "keys cancel", be, MP_INT8, n, 1);
+		free(keys);
+		free(tmp);
 	}
 }

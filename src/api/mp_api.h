@@ -426,6 +426,15 @@ extern mp_status mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *
 								  void *scratch, mp_poll_fn poll);
 
 /*
+ * n 64-bit keys, of which only the low `bits` may be nonzero, in order as
+ * themselves (no permutation: keys that are their rows), by the row sort's
+ * passes on as many threads; keys and tmp (room for n) take turns, and
+ * *sorted is the one that holds them in order at the end.
+ */
+extern mp_status mp_cpu_sort_keys(uint64_t *keys, uint64_t *tmp, int64_t n, int bits,
+								  uint64_t **sorted, mp_poll_fn poll);
+
+/*
  * The k-way merge of sorted runs of composite keys (laid out as for
  * mp_cpu_sort_rows, n = bounds[k] rows, run r the rows [bounds[r],
  * bounds[r + 1])), stable: perm[j] is the row merged j-th.  From a few

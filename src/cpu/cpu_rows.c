@@ -13,7 +13,9 @@
  * order the halves sorted so far have put them, which is what makes the
  * whole sort stable.  From 2 * MP_SORT_THREAD_MIN rows on, every step runs on
  * up to mergepath.cpu_threads threads, as the array sort does (see
- * sort_half).  Plain C, no PostgreSQL headers.
+ * sort_half).  Keys that are their rows (mp_cpu_sort_keys) are sorted as
+ * themselves by the same passes, 64-bit words with no row number beside
+ * them.  Plain C, no PostgreSQL headers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,10 @@
 #define ROW_RADIX_BITS 11
 #define ROW_RADIX (1 << ROW_RADIX_BITS)
 #define ROW_PASSES ((32 + ROW_RADIX_BITS - 1) / ROW_RADIX_BITS)
-#define ROW_DIGIT(pair, d) ((int) ((pair) >> (32 + ROW_RADIX_BITS * (d))) & (ROW_RADIX - 1))
+/* and of a 64-bit key sorted as itself (mp_cpu_sort_keys) */
+#define KEY_PASSES ((64 + ROW_RADIX_BITS - 1) / ROW_RADIX_BITS)
+/* Digit d of a word whose digits start at bit base (a pair's: 32). */
+#define ROW_DIGIT(x, base, d) ((int) ((x) >> ((base) + ROW_RADIX_BITS * (d))) & (ROW_RADIX - 1))
 
 /* Significant bits of half h of the key (0 when it is unused). */
 static int
@@ -63,6 +68,8 @@ half_of(const mp_row_keys *keys, int64_t n, int h, uint32_t row)
  * poll).  A step is one of:
  * - FILL: pairs[i] = half h of row perm[i]'s key above perm[i], counting
  *   every digit's values and noticing pairs out of order;
+ * - KEYS: the same count and notice over 64-bit keys sorted as themselves
+ *   (no rows: mp_cpu_sort_keys);
  * - COUNT: the digit's values in src (passes after the first);
  * - SCATTER: src into dst by the digit, each part's pairs of a value into a
  *   slot range of their own, after every lower part's pairs of that value,
@@ -71,7 +78,7 @@ half_of(const mp_row_keys *keys, int64_t n, int h, uint32_t row)
  */
 typedef enum rows_step
 {
-	STEP_FILL, STEP_COUNT, STEP_SCATTER, STEP_PERM
+	STEP_FILL, STEP_KEYS, STEP_COUNT, STEP_SCATTER, STEP_PERM
 } rows_step;
 
 typedef struct rows_job
@@ -86,8 +93,11 @@ typedef struct rows_job
 	int64_t		round;
 	rows_step	step;
 	int			digit;
-	int64_t    *counts;			/* a part's ROW_PASSES x ROW_RADIX counts, then slots */
+	int64_t    *counts;			/* a part's passes x ROW_RADIX counts, then slots */
 	bool	   *unsorted;		/* a part's: some pair below the one before */
+	int			passes;			/* ROW_PASSES, or KEY_PASSES for keys */
+	int			base;			/* the digits' first bit: 32 in a pair, 0 in a key */
+	int			ndigits;		/* of keys: the digits counted */
 } rows_job;
 
 static void
@@ -97,7 +107,7 @@ rows_part(void *ctx, int64_t first, int64_t last)
 
 	for (int t = (int) first; t < (int) last; t++)
 	{
-		int64_t    *counts = job->counts + (size_t) t * ROW_PASSES * ROW_RADIX;
+		int64_t    *counts = job->counts + (size_t) t * job->passes * ROW_RADIX;
 		int64_t		start = job->n * t / job->nparts,
 					end = job->n * (t + 1) / job->nparts;
 		int64_t		lo = start + job->round * ROWS_CHUNK;
@@ -149,8 +159,26 @@ rows_part(void *ctx, int64_t first, int64_t last)
 							unsorted |= k < prev;
 							prev = k;
 							for (int d = 0; d < ROW_PASSES; d++)
-								counts[d * ROW_RADIX + ROW_DIGIT(x, d)]++;
+								counts[d * ROW_RADIX + ROW_DIGIT(x, 32, d)]++;
 						}
+					}
+					job->unsorted[t] |= unsorted;
+					break;
+				}
+			case STEP_KEYS:
+				{
+					const uint64_t *src = job->src;
+					uint64_t	prev = lo > 0 && lo < hi ? src[lo - 1] : 0;
+					bool		unsorted = false;
+
+					for (int64_t i = lo; i < hi; i++)
+					{
+						uint64_t	x = src[i];
+
+						unsorted |= x < prev;
+						prev = x;
+						for (int d = 0; d < job->ndigits; d++)
+							counts[d * ROW_RADIX + ROW_DIGIT(x, 0, d)]++;
 					}
 					job->unsorted[t] |= unsorted;
 					break;
@@ -159,15 +187,17 @@ rows_part(void *ctx, int64_t first, int64_t last)
 				{
 					const int	d = job->digit;
 					const uint64_t *src = job->src;
+					const int	base = job->base;
 					int64_t    *c = counts + d * ROW_RADIX;
 
 					for (int64_t i = lo; i < hi; i++)
-						c[ROW_DIGIT(src[i], d)]++;
+						c[ROW_DIGIT(src[i], base, d)]++;
 					break;
 				}
 			case STEP_SCATTER:
 				{
 					const int	d = job->digit;
+					const int	base = job->base;
 					int64_t    *next = counts + d * ROW_RADIX;
 					const uint64_t *src = job->src;
 					uint64_t   *restrict dst = job->dst;
@@ -176,7 +206,7 @@ rows_part(void *ctx, int64_t first, int64_t last)
 					{
 						uint64_t	x = src[i];
 
-						dst[next[ROW_DIGIT(x, d)]++] = x;
+						dst[next[ROW_DIGIT(x, base, d)]++] = x;
 					}
 					break;
 				}
@@ -210,10 +240,14 @@ rows_rounds(rows_job *job, mp_poll_fn poll)
 
 /*
  * Sorts the rows in perm stably by half h of their keys, of which only the
- * low `bits` may be nonzero, in pairs and tmp (room for n each).
+ * low `bits` may be nonzero, in pairs and tmp (room for n each).  Of keys
+ * sorted as themselves (job->keys NULL): the keys in pairs, of which only
+ * the low `bits` may be nonzero, in order in pairs or tmp, *sorted the
+ * one.
  */
 static mp_status
-sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn poll)
+sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, uint64_t **sorted,
+		  mp_poll_fn poll)
 {
 	const int64_t n = job->n;
 	int			ndigits = (bits + ROW_RADIX_BITS - 1) / ROW_RADIX_BITS;
@@ -222,16 +256,20 @@ sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn po
 	const uint64_t *src = pairs;
 	uint64_t   *dst = tmp;
 
-	memset(job->counts, 0, (size_t) job->nparts * ROW_PASSES * ROW_RADIX * sizeof(int64_t));
+	memset(job->counts, 0, (size_t) job->nparts * job->passes * ROW_RADIX * sizeof(int64_t));
 	memset(job->unsorted, 0, job->nparts * sizeof(bool));
-	job->step = STEP_FILL;
+	job->step = job->keys ? STEP_FILL : STEP_KEYS;
 	job->dst = pairs;
+	job->src = pairs;
+	job->ndigits = ndigits;
+	if (sorted)
+		*sorted = pairs;
 	if (!rows_rounds(job, poll))
 		return MP_CANCELLED;
 	for (int t = 0; t < job->nparts; t++)
 		unsorted |= job->unsorted[t];
 	if (!unsorted)
-		return MP_OK;			/* perm is in this half's order already */
+		return MP_OK;			/* in this half's order already */
 
 	for (int d = 0; d < ndigits; d++)
 	{
@@ -239,7 +277,8 @@ sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn po
 					sum = 0;
 
 		for (int t = 0; t < job->nparts; t++)
-			all += job->counts[((size_t) t * ROW_PASSES + d) * ROW_RADIX + ROW_DIGIT(pairs[0], d)];
+			all += job->counts[((size_t) t * job->passes + d) * ROW_RADIX +
+							   ROW_DIGIT(pairs[0], job->base, d)];
 		if (all == n)
 			continue;			/* this digit is the same in every key */
 		job->digit = d;
@@ -252,7 +291,7 @@ sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn po
 			 * the order)
 			 */
 			for (int t = 0; t < job->nparts; t++)
-				memset(job->counts + ((size_t) t * ROW_PASSES + d) * ROW_RADIX, 0,
+				memset(job->counts + ((size_t) t * job->passes + d) * ROW_RADIX, 0,
 					   ROW_RADIX * sizeof(int64_t));
 			job->step = STEP_COUNT;
 			if (!rows_rounds(job, poll))
@@ -263,7 +302,7 @@ sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn po
 		for (int v = 0; v < ROW_RADIX; v++)
 			for (int t = 0; t < job->nparts; t++)
 			{
-				int64_t    *c = &job->counts[((size_t) t * ROW_PASSES + d) * ROW_RADIX + v];
+				int64_t    *c = &job->counts[((size_t) t * job->passes + d) * ROW_RADIX + v];
 				int64_t		count = *c;
 
 				*c = sum;
@@ -276,9 +315,56 @@ sort_half(rows_job *job, int bits, uint64_t *pairs, uint64_t *tmp, mp_poll_fn po
 		src = dst;
 		dst = dst == tmp ? pairs : tmp;
 	}
+	if (sorted)
+	{
+		*sorted = (uint64_t *) src;
+		return MP_OK;
+	}
 	job->step = STEP_PERM;
 	job->src = src;
 	return rows_rounds(job, poll) ? MP_OK : MP_CANCELLED;
+}
+
+/*
+ * The job's parts: one, or, from 2 * MP_SORT_THREAD_MIN words on, one a
+ * thread with counts of their own (one part where there is no room for
+ * them); job->counts and job->unsorted point at room for one part.
+ */
+static void
+split_job(rows_job *job)
+{
+	int64_t		n = job->n;
+	int			threads;
+
+	if (n >= 2 * MP_SORT_THREAD_MIN && (threads = mp_cpu_threads_now()) > 1)
+	{
+		int			nparts = threads < n / MP_SORT_THREAD_MIN ? threads
+			: (int) (n / MP_SORT_THREAD_MIN);
+		int64_t    *counts = malloc((size_t) nparts * job->passes * ROW_RADIX * sizeof(int64_t));
+		bool	   *unsorted = malloc(nparts * sizeof(bool));
+
+		if (counts != NULL && unsorted != NULL)
+		{
+			job->nparts = nparts;
+			job->counts = counts;
+			job->unsorted = unsorted;
+		}
+		else
+		{
+			free(counts);
+			free(unsorted);
+		}
+	}
+}
+
+static void
+end_job(rows_job *job)
+{
+	if (job->nparts > 1)
+	{
+		free(job->counts);
+		free(job->unsorted);
+	}
 }
 
 mp_status
@@ -291,47 +377,42 @@ mp_cpu_sort_rows(const mp_row_keys *keys, int64_t n, uint32_t *perm, void *scrat
 	int64_t		one_counts[ROW_PASSES * ROW_RADIX];
 	bool		one_unsorted;
 	rows_job	job = {keys, n, 0, perm, NULL, NULL, 1, 0, STEP_FILL, 0, one_counts,
-	&one_unsorted};
+	&one_unsorted, ROW_PASSES, 32, 0};
 	mp_status	st = MP_OK;
-	int			threads;
 
 	for (int64_t i = 0; i < n; i++)
 		perm[i] = (uint32_t) i;
 	if (n < 2)
 		return MP_OK;
-	if (n >= 2 * MP_SORT_THREAD_MIN && (threads = mp_cpu_threads_now()) > 1)
-	{
-		int			nparts = threads < n / MP_SORT_THREAD_MIN ? threads
-			: (int) (n / MP_SORT_THREAD_MIN);
-		int64_t    *counts = malloc((size_t) nparts * ROW_PASSES * ROW_RADIX * sizeof(int64_t));
-		bool	   *unsorted = malloc(nparts * sizeof(bool));
-
-		/* without room for the parts' counts, one thread */
-		if (counts != NULL && unsorted != NULL)
-		{
-			job.nparts = nparts;
-			job.counts = counts;
-			job.unsorted = unsorted;
-		}
-		else
-		{
-			free(counts);
-			free(unsorted);
-		}
-	}
+	split_job(&job);
 	for (int h = 0; h < nhalves && st == MP_OK; h++)
 	{
 		int			bits = half_bits(keys, h);
 
 		job.h = h;
 		if (bits > 0)
-			st = sort_half(&job, bits, pairs, tmp, poll);
+			st = sort_half(&job, bits, pairs, tmp, NULL, poll);
 	}
-	if (job.nparts > 1)
-	{
-		free(job.counts);
-		free(job.unsorted);
-	}
+	end_job(&job);
+	return st;
+}
+
+mp_status
+mp_cpu_sort_keys(uint64_t *keys, uint64_t *tmp, int64_t n, int bits, uint64_t **sorted,
+				 mp_poll_fn poll)
+{
+	int64_t		one_counts[KEY_PASSES * ROW_RADIX];
+	bool		one_unsorted;
+	rows_job	job = {NULL, n, 0, NULL, keys, NULL, 1, 0, STEP_KEYS, 0, one_counts,
+	&one_unsorted, KEY_PASSES, 0, 0};
+	mp_status	st;
+
+	*sorted = keys;
+	if (n < 2 || bits <= 0)
+		return MP_OK;
+	split_job(&job);
+	st = sort_half(&job, bits > 64 ? 64 : bits, keys, tmp, sorted, poll);
+	end_job(&job);
 	return st;
 }
 

@@ -674,9 +674,13 @@ sort_bytes(mp_rowsort *rs, bool on_gpu)
 	Size		scratch = on_gpu ? 0 : mp_cpu_sort_rows_scratch(1);
 	Size		copy = rs->value_rows ? sizeof(Datum) : sizeof(MinimalTuple);
 
-	/* key rows: the keys sorted, and the CPU's permutation and scratch */
+	/*
+	 * key rows: the keys sorted (or, of 8-byte keys on the CPU, the passes'
+	 * second array), and for 4-byte keys the CPU's permutation and scratch
+	 */
 	if (rs->key_rows)
-		return early_bytes(rs) + (on_gpu ? 0 : sizeof(uint32) + mp_cpu_sort_rows_scratch(1));
+		return early_bytes(rs) + (on_gpu || early_bytes(rs) == 8 ? 0
+								  : sizeof(uint32) + mp_cpu_sort_rows_scratch(1));
 	if (rs->fold_early && !rs->run_nulls)
 		key -= Min(key, early_bytes(rs));
 	return sizeof(uint32) + key + scratch + (copy > key + scratch ? copy : 0);
@@ -1110,11 +1114,12 @@ flip_keys(void *keys, int64 n, Size eb)
 
 /*
  * Key rows' sort as mp_run's work.  The GPU sorts the keys themselves, as
- * signed integers (their top bit flipped on the way in and out); the CPU
- * computes the row sort's permutation of them and gathers them in its
- * order on its threads: on the 16-core GPU host, 10M rows of two int4 keys
- * took 187 ms so (with two columns gathered) and 331 by the array sort of
- * their 8-byte keys.
+ * signed integers (their top bit flipped on the way in and out).  The CPU
+ * sorts 8-byte keys as themselves too, by the row sort's passes
+ * (mp_cpu_sort_keys; the array sort's byte digits took 331 ms for 10M rows
+ * of two int4 keys on the 16-core GPU host, against 187 for the row sort's
+ * permutation and a gather), and 4-byte keys by the row sort's permutation
+ * and a gather.  The keys end in keys or in out: result.
  */
 typedef struct key_sort_work
 {
@@ -1122,6 +1127,7 @@ typedef struct key_sort_work
 	void	   *keys;
 	void	   *out;
 	int64		n;
+	void	   *result;
 } key_sort_work;
 
 static mp_status
@@ -1136,12 +1142,21 @@ sort_keys_work(void *ctx, bool gpu, mp_poll_fn poll, mp_gpu_timing *timing)
 	void	   *scratch;
 	mp_status	st;
 
+	w->result = w->out;
 	if (gpu)
 	{
 		flip_keys(w->keys, w->n, eb);
 		st = mp_gpu_sort(eb == 4 ? MP_INT4 : MP_INT8, w->keys, w->n, w->out, poll, timing);
 		/* the keys as they were, for the CPU where the GPU failed */
 		flip_keys(st == MP_OK ? w->out : w->keys, w->n, eb);
+		return st;
+	}
+	if (eb == 8)
+	{
+		uint64	   *sorted;
+
+		st = mp_cpu_sort_keys(w->keys, w->out, w->n, bits, &sorted, poll);
+		w->result = sorted;
 		return st;
 	}
 	perm = mp_big_alloc(&rs->big, Max(w->n, 1) * sizeof(uint32));
@@ -1165,7 +1180,7 @@ static void *
 sort_key_rows(mp_rowsort *rs)
 {
 	Size		eb = early_bytes(rs);
-	key_sort_work work = {rs, rs->early_keys, NULL, rs->nrows};
+	key_sort_work work = {rs, rs->early_keys, NULL, rs->nrows, NULL};
 	mp_run_report report;
 	double		t0 = mp_now_ms();
 
@@ -1177,10 +1192,13 @@ sort_key_rows(mp_rowsort *rs)
 					  &work, sort_keys_work, &report);
 		note_run(rs, &report);
 	}
-	mp_big_free(&rs->big, rs->early_keys);
+	else
+		work.result = work.out;
+	/* the one of the two that does not hold the keys in order */
+	mp_big_free(&rs->big, work.result == work.out ? rs->early_keys : work.out);
 	rs->early_keys = NULL;
 	rs->stats.sort_ms += mp_now_ms() - t0;
-	return work.out;
+	return work.result;
 }
 
 /*
