@@ -70,7 +70,7 @@ SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
 SELECT cardinality(gpu_merge(a, b)) FROM big;
 SELECT (extract(epoch FROM clock_timestamp()) - :t0) * 1000 AS stmt_ms,
        (mergepath_info()->'last_call'->>'total_ms')::float8 AS call_ms \gset
-SELECT round((:read_ms + :call_ms / 2)::numeric) AS t_cpu \gset
+SELECT round((:read_ms + :call_ms / 2)::numeric) AS t_cpu, :call_ms AS cpu_call_ms \gset
 \echo CPU call of 2 x 50M int4: statement :stmt_ms ms, the call :call_ms ms; statement_timeout :t_cpu ms
 \set ON_ERROR_STOP 0
 SET statement_timeout = :t_cpu;
@@ -97,8 +97,10 @@ SELECT (extract(epoch FROM clock_timestamp()) - :t0) * 1000 AS stmt_ms,
 SELECT pg_temp.expect(:'fallback_backend' = 'cpu' AND :'fallback_note' LIKE 'fell back to the CPU: out of memory%',
                       'auto answers on the CPU when the device memory is taken');
 SELECT pg_temp.right_answer('the fallback''s answer is right');
--- (the fallback's CPU merge is the last part of its call)
-SELECT round((:read_ms + :call_ms * 0.7)::numeric) AS t_fallback \gset
+-- (the fallback's CPU merge is the last part of its call: aimed at its
+-- middle, as long as the CPU call above took)
+SELECT round((:read_ms + :call_ms - :cpu_call_ms / 2)::numeric) AS t_fallback \gset
+\echo statement_timeout aimed at the middle of the fallback's CPU merge: :t_fallback ms
 \set ON_ERROR_STOP 0
 SET statement_timeout = :t_fallback;
 SELECT cardinality(gpu_merge(a, b)) FROM big;
