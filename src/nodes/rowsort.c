@@ -136,6 +136,7 @@ typedef struct rs_input
 	int64		left;			/* rows still on the tape */
 	char	   *arena;			/* the window's tuples */
 	Size		arena_size;
+	bool		arena_own;		/* grown for a long row: an array of its own */
 	Size		arena_used;
 	void	   *keys;			/* the window's keys, nwords words a row */
 	MinimalTuple *rows;
@@ -827,11 +828,33 @@ leave_key_rows(mp_rowsort *rs)
 
 static void spill(mp_rowsort *rs);
 
+/* The rows held out of the memory (a run, or shipped to the GPU), timed. */
+static void
+spill_held(mp_rowsort *rs)
+{
+	/* the tapes' buffers live in the sort's own context */
+	MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+	double		t0 = mp_now_ms();
+
+	spill(rs);
+	rs->stats.spill_ms += mp_now_ms() - t0;
+	MemoryContextSwitchTo(old);
+}
+
 void
 mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 {
 	if (rs->nrows == rs->room)
-		grow_rows(rs);
+	{
+		/*
+		 * Rows that fill the memory go out before more room is taken for
+		 * the next one, which would put the room over the limit.
+		 */
+		if (rs->nrows > 0 && !over_limit(rs) && rs->nrows == rs->fits)
+			spill_held(rs);
+		if (rs->nrows == rs->room)
+			grow_rows(rs);
+	}
 	if (rs->fold_early && !rs->run_nulls && fold_early(rs, slot) && rs->key_rows)
 		leave_key_rows(rs);
 	if (rs->key_rows)
@@ -867,15 +890,7 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 	}
 	rs->nrows++;
 	if (over_limit(rs))
-	{
-		/* the tapes' buffers live in the sort's own context */
-		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
-		double		t0 = mp_now_ms();
-
-		spill(rs);
-		rs->stats.spill_ms += mp_now_ms() - t0;
-		MemoryContextSwitchTo(old);
-	}
+		spill_held(rs);
 }
 
 /* Held row i's values into values and isnull. */
@@ -2091,7 +2106,8 @@ spill(mp_rowsort *rs)
 
 /*
  * The merge's windows: each of the k runs gets an equal share of the
- * memory, its tape's buffer and its bytes read ahead (run_read), and 5/12
+ * memory that the sort's own context does not hold already (the tapes' set
+ * and its lists, the runs), its tape's buffer and its bytes read ahead (run_read), and 5/12
  * of the rest for its tuples: a row of
  * WINDOW_ROW_BYTES also takes its key and pointer in the window and its
  * key, pointer, place in the permutation and merged pointer in the batch,
@@ -2100,38 +2116,66 @@ spill(mp_rowsort *rs)
 static void
 merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 {
-	Size		share = rs->limit / k;
+	Size		held = Min(MemoryContextMemAllocated(rs->cxt, false), rs->limit / 2);
+	Size		share = (rs->limit - held) / k;
 	Size		arena;
 	int64		cap;
 	Size		kb = rs->nwords * rs->word_bytes;
+	Size		keys_at,
+				rows_at,
+				ahead_at,
+				pending_at,
+				window;
+	int64		batch_cap;
+	Size		brows_at,
+				perm_at,
+				out_at;
+	char	   *batch;
 
 	share = Max(share, MIN_SHARE) - BLCKSZ - READ_AHEAD;
 	arena = share * 5 / 12;
 	cap = Max((int64) (arena / WINDOW_ROW_BYTES), 16);
+	keys_at = MAXALIGN(arena);
+	rows_at = keys_at + MAXALIGN(cap * kb);
+	ahead_at = rows_at + MAXALIGN(cap * sizeof(MinimalTuple));
+	pending_at = ahead_at + READ_AHEAD;
+	window = pending_at + MAXALIGN(rs->nwords * sizeof(uint64));
+	batch_cap = cap * k;
+	brows_at = MAXALIGN(batch_cap * kb);
+	perm_at = brows_at + MAXALIGN(batch_cap * sizeof(MinimalTuple));
+	out_at = perm_at + MAXALIGN(batch_cap * sizeof(uint32));
 	MemoryContextReset(rs->merge_cxt);
 	rs->inputs = MemoryContextAllocZero(rs->merge_cxt, k * sizeof(rs_input));
 	rs->ninputs = k;
+
+	/*
+	 * A window's arrays in one allocation, and the batch's in another: each
+	 * a block of its own size (a context's small chunks would round each
+	 * array up to a power of two, and its blocks hold room unused).
+	 */
 	for (int r = 0; r < k; r++)
 	{
 		rs_input   *in = &rs->inputs[r];
+		char	   *at = mp_big_alloc(&rs->mbig, window);
 
 		in->tape = runs[r].tape;
 		in->left = runs[r].rows;
 		in->widen = !runs[r].wide && rs->merge_wide;
 		in->keys_only = runs[r].keys_only;
 		in->arena_size = arena;
-		in->arena = mp_big_alloc(&rs->mbig, arena);
+		in->arena = at;
 		in->cap = cap;
-		in->keys = mp_big_alloc(&rs->mbig, cap * kb);
-		in->rows = mp_big_alloc(&rs->mbig, cap * sizeof(MinimalTuple));
-		in->pending_key = MemoryContextAlloc(rs->merge_cxt, rs->nwords * sizeof(uint64));
-		in->ahead = MemoryContextAlloc(rs->merge_cxt, READ_AHEAD);
+		in->keys = at + keys_at;
+		in->rows = (MinimalTuple *) (at + rows_at);
+		in->ahead = at + ahead_at;
+		in->pending_key = (uint64 *) (at + pending_at);
 	}
-	rs->batch_cap = cap * k;
-	rs->bkeys = mp_big_alloc(&rs->mbig, rs->batch_cap * kb);
-	rs->brows = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(MinimalTuple));
-	rs->perm = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(uint32));
-	rs->out = mp_big_alloc(&rs->mbig, rs->batch_cap * sizeof(MinimalTuple));
+	rs->batch_cap = batch_cap;
+	batch = mp_big_alloc(&rs->mbig, out_at + batch_cap * sizeof(MinimalTuple));
+	rs->bkeys = batch;
+	rs->brows = (MinimalTuple *) (batch + brows_at);
+	rs->perm = (uint32 *) (batch + perm_at);
+	rs->out = (MinimalTuple *) (batch + out_at);
 	rs->bounds = MemoryContextAlloc(rs->merge_cxt, (k + 1) * sizeof(int64));
 	rs->nout = rs->outpos = 0;
 	note_peak(rs);
@@ -2252,9 +2296,11 @@ load_window(mp_rowsort *rs, rs_input *in)
 			if (in->n > 0)
 				break;
 			/* a row larger than the window: the window grows to it */
-			mp_big_free(&rs->mbig, in->arena);
+			if (in->arena_own)
+				mp_big_free(&rs->mbig, in->arena);
 			in->arena_size = need;
 			in->arena = mp_big_alloc(&rs->mbig, need);
+			in->arena_own = true;
 		}
 		row = (MinimalTuple) (in->arena + in->arena_used);
 		row->t_len = in->pending_len;
@@ -2616,7 +2662,15 @@ mp_rowsort_perform(mp_rowsort *rs)
 		rs->status = RS_TAPE;
 	}
 	else
+	{
+		/*
+		 * Nothing is written from now on: the blocks read need not be
+		 * listed for reuse (that list would grow with the input), as
+		 * tuplesort's last merge does.
+		 */
+		LogicalTapeSetForgetFreeSpace(rs->tapes);
 		rs->status = RS_STREAM;
+	}
 	MemoryContextSwitchTo(old);
 }
 
