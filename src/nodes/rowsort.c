@@ -2439,16 +2439,15 @@ merge_batch(mp_rowsort *rs)
 		rs_input   *in = &rs->inputs[r];
 		int64		at = rs->bounds[r];
 
-		for (int64 i = 0; i < in->take; i++)
-		{
-			rs->brows[at + i] = in->rows[in->first + i];
-			if (rs->nwords == 1)
-				put_key_word(rs, rs->bkeys, at + i, 0, key_word(rs, in->keys, in->first + i, 0));
-			else
+		memcpy(rs->brows + at, in->rows + in->first, in->take * sizeof(MinimalTuple));
+		if (rs->nwords == 1)
+			memcpy((char *) rs->bkeys + at * rs->word_bytes,
+				   (char *) in->keys + in->first * rs->word_bytes, in->take * rs->word_bytes);
+		else
+			for (int64 i = 0; i < in->take; i++)
 				for (int w = 0; w < rs->nwords; w++)
 					((uint64 *) rs->bkeys)[(Size) w * total + at + i] =
 						key_word(rs, in->keys, in->first + i, w);
-		}
 	}
 	work.n = total;
 	(void) mp_run(rs->fname, MP_OP_NODE_MERGE, total, &work, merge_runs_work, &report);
