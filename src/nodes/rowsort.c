@@ -543,8 +543,13 @@ mp_rowsort *
 mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys, const mp_rowsort_key *keys,
 				 Size limit, bool random_access, double est_rows, int est_width)
 {
+	/*
+	 * Small blocks: a chunk above 1kB (a tape's 8kB buffer) is then a block
+	 * of its own size, where larger blocks would round it up and hold room
+	 * unused that the memory counts.
+	 */
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "mergepath row sort",
-											  ALLOCSET_DEFAULT_SIZES);
+											  ALLOCSET_SMALL_SIZES);
 	mp_rowsort *rs = MemoryContextAllocZero(cxt, sizeof(mp_rowsort));
 
 	rs->cxt = cxt;
@@ -2105,10 +2110,19 @@ spill(mp_rowsort *rs)
 }
 
 /*
+ * The memory a merge has: what the sort's own context does not hold already
+ * (the tapes' set and its lists, the runs), at least half.
+ */
+static Size
+merge_room(mp_rowsort *rs)
+{
+	return rs->limit - Min(MemoryContextMemAllocated(rs->cxt, false), rs->limit / 2);
+}
+
+/*
  * The merge's windows: each of the k runs gets an equal share of the
- * memory that the sort's own context does not hold already (the tapes' set
- * and its lists, the runs), its tape's buffer and its bytes read ahead (run_read), and 5/12
- * of the rest for its tuples: a row of
+ * merge's memory (merge_room), its tape's buffer and its bytes read ahead
+ * (run_read), and 5/12 of the rest for its tuples: a row of
  * WINDOW_ROW_BYTES also takes its key and pointer in the window and its
  * key, pointer, place in the permutation and merged pointer in the batch,
  * 2.4 times the tuple's bytes in all with 8-byte keys.
@@ -2116,8 +2130,7 @@ spill(mp_rowsort *rs)
 static void
 merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 {
-	Size		held = Min(MemoryContextMemAllocated(rs->cxt, false), rs->limit / 2);
-	Size		share = (rs->limit - held) / k;
+	Size		share = merge_room(rs) / k;
 	Size		arena;
 	int64		cap;
 	Size		kb = rs->nwords * rs->word_bytes;
@@ -2525,11 +2538,11 @@ merge_layout(mp_rowsort *rs)
 		rs->wbits[w] = Min(l.bits - 64 * w, l.word_bytes * 8);
 }
 
-/* Runs merged at once, by the memory. */
+/* Runs merged at once, by the memory the merge has (merge_room). */
 static int
 merge_order(mp_rowsort *rs)
 {
-	Size		order = rs->limit / MIN_SHARE;
+	Size		order = merge_room(rs) / MIN_SHARE;
 
 	return (int) Max(Min(order, MAX_ORDER), MIN_ORDER);
 }
@@ -2542,10 +2555,9 @@ merge_order(mp_rowsort *rs)
 static void
 merge_passes(mp_rowsort *rs)
 {
-	int			order = merge_order(rs);
-
-	while (rs->nruns > order)
+	while (rs->nruns > merge_order(rs))
 	{
+		int			order = merge_order(rs);
 		rs_run	   *next = MemoryContextAlloc(rs->cxt, rs->nruns * sizeof(rs_run));
 		int			nnext = 0;
 		int			i = 0;
