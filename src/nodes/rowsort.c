@@ -177,6 +177,7 @@ struct mp_rowsort
 	double		est_rows;
 	int			est_width;
 	bool		gpu_sorts;		/* the held rows' memory is counted for the GPU's sort */
+	bool		ship_likely;	/* ... and for a shipment to the GPU's store */
 	int64		fits;			/* rows the memory holds (count_room) */
 	Size		fits_held;		/* the tuples' blocks it was counted with */
 	rs_status	status;
@@ -699,6 +700,26 @@ stage_room(mp_rowsort *rs)
 	return Min(Max(rs->limit / 16, (Size) BLCKSZ), (Size) 8 << 20);
 }
 
+/* Rows of a chunk whose tuples a run or a shipment forms at a time. */
+#define STAGE_ROWS 32768
+
+/*
+ * Whether the rows held may go to the GPU's store at a spill (device_spill):
+ * their memory is counted for the shipment then, which takes each row's
+ * wide key and, beside the stage's buffer, a chunk's sizes and offsets.
+ */
+static bool
+may_ship(mp_rowsort *rs)
+{
+	return rs->dev != NULL || (!rs->dev_decided && rs->ship_likely);
+}
+
+static int64
+ship_chunk(mp_rowsort *rs)
+{
+	return Min(STAGE_ROWS, Max((int64) (stage_room(rs) / (4 * sizeof(Size))), 256));
+}
+
 /*
  * The rows the memory holds before the next is one too many, counted again
  * when what a row costs changes (its arrays grow, a column gets NULLs, the
@@ -707,9 +728,13 @@ stage_room(mp_rowsort *rs)
 static void
 count_room(mp_rowsort *rs)
 {
-	Size		fixed = (rs->spilled || rs->dev ? stage_room(rs) : 0) + rs->blocks.held +
-		rs->room * array_bytes(rs);
+	bool		ship = may_ship(rs);
+	Size		fixed = (rs->spilled || ship ? stage_room(rs) : 0) + rs->blocks.held +
+		rs->room * array_bytes(rs) + (ship ? (2 * ship_chunk(rs) + 1) * sizeof(Size) : 0);
 	Size		per_row = sort_bytes(rs, rs->gpu_sorts);
+
+	if (ship)
+		per_row = Max(per_row, (Size) rs->wide.nwords * rs->wide.word_bytes);
 
 	rs->fits = fixed >= rs->limit ? 0 : (int64) ((rs->limit - fixed) / per_row);
 	rs->fits = Min(rs->fits, (int64) UINT32_MAX - 2);
@@ -739,8 +764,12 @@ grow_rows(mp_rowsort *rs)
 	 * change on the way and cut a run short.
 	 */
 	if (old == 0 && !rs->spilled)
+	{
 		rs->gpu_sorts = gpu_likely((int64) Min(rs->est_rows, (double) rs->limit /
 											   (array_bytes(rs) + sort_bytes(rs, true) + tuple)));
+		rs->ship_likely = mp_gpu_sort_mem_mb > 0 && rs->wide.nwords <= 16 &&
+			mp_gpu_expected(MP_OP_NODE_SPILL, (int64) rs->est_rows);
+	}
 	estimate = Min(rs->est_rows * 1.2,
 				   (double) rs->limit / (array_bytes(rs) + sort_bytes(rs, rs->gpu_sorts) + tuple));
 
@@ -1532,8 +1561,7 @@ stage_copy_values(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
-/* Rows of a chunk, and rows a thread takes at least. */
-#define STAGE_ROWS 32768
+/* Rows a thread takes at least. */
 #define STAGE_PART 4096
 
 /*
@@ -1888,8 +1916,9 @@ ship_rows(mp_rowsort *rs)
 {
 	int64		n = rs->nrows;
 	Size		room = stage_room(rs);
-	Size	   *at = palloc((STAGE_ROWS + 1) * sizeof(Size));
-	uint64	   *off = palloc(STAGE_ROWS * sizeof(uint64));
+	int64		chunk = ship_chunk(rs);
+	Size	   *at = palloc((chunk + 1) * sizeof(Size));
+	uint64	   *off = palloc(chunk * sizeof(uint64));
 	char	   *buf = palloc(room);
 	ship_job	job = {rs, 0, at, buf};
 	int			wb = rs->wide.word_bytes;
@@ -1919,7 +1948,7 @@ ship_rows(mp_rowsort *rs)
 	note_peak(rs);
 	for (int64 j = 0; j < n;)
 	{
-		int64		c = Min(STAGE_ROWS, n - j);
+		int64		c = Min(chunk, n - j);
 		int64		m = 0;
 		Size		used = 0;
 
