@@ -301,7 +301,8 @@ SELECT check_sort('SELECT k, pay FROM many_rows(50000) ORDER BY k', 'k');
 -- the node's memory within work_mem when it sorts in runs (EXPLAIN
 -- ANALYZE's Memory line, within 5% for the allocator's rounding): rows
 -- that are their 64-bit keys (which once took more room for one row past
--- the memory's end), rows of values and rows kept as tuples
+-- the memory's end), rows of values (whose arrays, doubled, once outgrew
+-- the memory) and rows kept as tuples
 CREATE FUNCTION node_memory_kb(q text) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   line text;
@@ -317,6 +318,7 @@ SET work_mem = '4MB';
 SELECT q, node_memory_kb(q) <= 4096 * 1.05 AS within_work_mem
 FROM (VALUES ('SELECT k, -k AS k2 FROM big ORDER BY k, k2'),
              ('SELECT k, k::int8 * 3 AS p FROM big ORDER BY k'),
+             ('SELECT k, -k AS i, k::int8 * 3 AS p FROM big ORDER BY k'),
              ('SELECT k, k::text AS t FROM big ORDER BY k')) v(q);
 SET work_mem = '64MB';
 

@@ -720,6 +720,29 @@ ship_chunk(mp_rowsort *rs)
 	return Min(STAGE_ROWS, Max((int64) (stage_room(rs) / (4 * sizeof(Size))), 256));
 }
 
+/* Memory that does not grow with the rows held: the stage's buffer and a
+ * shipment's arrays, where a spill needs them. */
+static Size
+spill_bytes(mp_rowsort *rs)
+{
+	bool		ship = may_ship(rs);
+
+	return (rs->spilled || ship ? stage_room(rs) : 0) +
+		(ship ? (2 * ship_chunk(rs) + 1) * sizeof(Size) : 0);
+}
+
+/* Bytes a held row takes beyond its arrays when the rows are sorted or
+ * shipped. */
+static Size
+spill_row_bytes(mp_rowsort *rs)
+{
+	Size		per_row = sort_bytes(rs, rs->gpu_sorts);
+
+	if (may_ship(rs))
+		per_row = Max(per_row, (Size) rs->wide.nwords * rs->wide.word_bytes);
+	return per_row;
+}
+
 /*
  * The rows the memory holds before the next is one too many, counted again
  * when what a row costs changes (its arrays grow, a column gets NULLs, the
@@ -728,17 +751,29 @@ ship_chunk(mp_rowsort *rs)
 static void
 count_room(mp_rowsort *rs)
 {
-	bool		ship = may_ship(rs);
-	Size		fixed = (rs->spilled || ship ? stage_room(rs) : 0) + rs->blocks.held +
-		rs->room * array_bytes(rs) + (ship ? (2 * ship_chunk(rs) + 1) * sizeof(Size) : 0);
-	Size		per_row = sort_bytes(rs, rs->gpu_sorts);
+	Size		fixed = spill_bytes(rs) + rs->blocks.held + rs->room * array_bytes(rs);
 
-	if (ship)
-		per_row = Max(per_row, (Size) rs->wide.nwords * rs->wide.word_bytes);
-
-	rs->fits = fixed >= rs->limit ? 0 : (int64) ((rs->limit - fixed) / per_row);
+	rs->fits = fixed >= rs->limit ? 0 : (int64) ((rs->limit - fixed) / spill_row_bytes(rs));
 	rs->fits = Min(rs->fits, (int64) UINT32_MAX - 2);
 	rs->fits_held = rs->blocks.held;
+}
+
+/*
+ * The most rows of values or key rows the memory would hold with arrays that
+ * long: the room's next size is no larger, so that arrays doubled do not
+ * take memory the rows never fill.  (Rows kept as tuples double theirs: the
+ * room's growth counted, the rows that fit go out as a run sooner, before
+ * the tuples' next block.)
+ */
+static int64
+room_max(mp_rowsort *rs)
+{
+	Size		fixed = spill_bytes(rs);
+
+	if (!rs->value_rows && !rs->key_rows)
+		return INT64_MAX;
+	return fixed >= rs->limit ? 0 :
+		(int64) ((rs->limit - fixed) / (array_bytes(rs) + spill_row_bytes(rs)));
 }
 
 static inline bool
@@ -774,7 +809,8 @@ grow_rows(mp_rowsort *rs)
 				   (double) rs->limit / (array_bytes(rs) + sort_bytes(rs, rs->gpu_sorts) + tuple));
 
 	/* large arrays are mapped: room that stays unused costs no memory */
-	rs->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024) : old * 2;
+	rs->room = old == 0 ? Max((int64) Min(estimate, (double) (1 << 26)), 1024)
+		: Max(old + 1, Min(old * 2, room_max(rs)));
 	if (rs->value_rows)
 	{
 		if (rs->cols == NULL)
