@@ -802,8 +802,10 @@ grow_rows(mp_rowsort *rs)
 	{
 		rs->gpu_sorts = gpu_likely((int64) Min(rs->est_rows, (double) rs->limit /
 											   (array_bytes(rs) + sort_bytes(rs, true) + tuple)));
+		/* as device_spill will choose, short of the GPU's set-up failing */
 		rs->ship_likely = mp_gpu_sort_mem_mb > 0 && rs->wide.nwords <= 16 &&
-			mp_gpu_expected(MP_OP_NODE_SPILL, (int64) rs->est_rows);
+			!mp_gpu_known_unusable() &&
+			mp_gpu_chosen(MP_OP_NODE_SPILL, (int64) rs->est_rows, NULL, 0);
 	}
 	estimate = Min(rs->est_rows * 1.2,
 				   (double) rs->limit / (array_bytes(rs) + sort_bytes(rs, rs->gpu_sorts) + tuple));
