@@ -703,6 +703,9 @@ stage_room(mp_rowsort *rs)
 /* Rows of a chunk whose tuples a run or a shipment forms at a time. */
 #define STAGE_ROWS 32768
 
+/* The most words of a composite key that the GPU's row store takes. */
+#define STORE_WORDS_MAX 16
+
 /*
  * Whether the rows held may go to the GPU's store at a spill (device_spill):
  * their memory is counted for the shipment then, which takes each row's
@@ -803,7 +806,7 @@ grow_rows(mp_rowsort *rs)
 		rs->gpu_sorts = gpu_likely((int64) Min(rs->est_rows, (double) rs->limit /
 											   (array_bytes(rs) + sort_bytes(rs, true) + tuple)));
 		/* as device_spill will choose, short of the GPU's set-up failing */
-		rs->ship_likely = mp_gpu_sort_mem_mb > 0 && rs->wide.nwords <= 16 &&
+		rs->ship_likely = mp_gpu_sort_mem_mb > 0 && rs->wide.nwords <= STORE_WORDS_MAX &&
 			!mp_gpu_known_unusable() &&
 			mp_gpu_chosen(MP_OP_NODE_SPILL, (int64) rs->est_rows, NULL, 0);
 	}
@@ -1790,7 +1793,7 @@ device_call(mp_rowsort *rs, mp_status st)
 static bool
 device_spill(mp_rowsort *rs)
 {
-	int			bits[16];
+	int			bits[STORE_WORDS_MAX];
 	int64		n = (int64) Max(rs->est_rows, (double) rs->nrows);
 	char		note[sizeof(rs->stats.note)];
 	mp_status	st;
