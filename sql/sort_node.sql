@@ -320,6 +320,14 @@ FROM (VALUES ('SELECT k, -k AS k2 FROM big ORDER BY k, k2'),
              ('SELECT k, k::int8 * 3 AS p FROM big ORDER BY k'),
              ('SELECT k, -k AS i, k::int8 * 3 AS p FROM big ORDER BY k'),
              ('SELECT k, k::text AS t FROM big ORDER BY k')) v(q);
+-- and at 32MB, where arrays of 4MB and more are mapped (each once rounded
+-- up to 2MB pages), the room for rows once grew by one row with its arrays
+-- copied, and rows kept as tuples took a block past the memory's end
+SET work_mem = '32MB';
+SELECT q, node_memory_kb(q) <= 32768 * 1.05 AS within_work_mem
+FROM (VALUES ('SELECT k, k::int8 * 3 AS p FROM big ORDER BY k'),
+             ('SELECT k, -k AS i, k::int8 * 3 AS p FROM big ORDER BY k'),
+             ('SELECT k, k::text AS t FROM big ORDER BY k')) v(q);
 SET work_mem = '64MB';
 
 -- rows kept from a projection, with alignment padding in front of a long

@@ -762,19 +762,17 @@ count_room(mp_rowsort *rs)
 }
 
 /*
- * The most rows of values or key rows the memory would hold with arrays that
- * long: the room's next size is no larger, so that arrays doubled do not
- * take memory the rows never fill.  (Rows kept as tuples double theirs: the
- * room's growth counted, the rows that fit go out as a run sooner, before
- * the tuples' next block.)
+ * The most rows the memory would hold with arrays that long, beside the
+ * tuples' blocks held: the room's next size is no larger, so that arrays
+ * doubled do not take memory the rows never fill (rows of values of three
+ * columns read 6015kB at 4MB; rows kept as tuples, whose room doubled near
+ * the memory's end, 66080kB at 64MB).
  */
 static int64
 room_max(mp_rowsort *rs)
 {
-	Size		fixed = spill_bytes(rs);
+	Size		fixed = spill_bytes(rs) + rs->blocks.held;
 
-	if (!rs->value_rows && !rs->key_rows)
-		return INT64_MAX;
 	return fixed >= rs->limit ? 0 :
 		(int64) ((rs->limit - fixed) / (array_bytes(rs) + spill_row_bytes(rs)));
 }
@@ -785,6 +783,23 @@ over_limit(mp_rowsort *rs)
 	if (rs->blocks.held != rs->fits_held)
 		count_room(rs);
 	return rs->nrows > rs->fits;
+}
+
+/*
+ * The largest block of tuples that the memory still holds beside the rows
+ * counted and one more (an eighth of the memory at most): a block is taken
+ * whole, so one as large as the first ones, taken near the memory's end,
+ * went past it before the count put the rows out as a run (16MB read
+ * 17011kB).
+ */
+static Size
+block_cap(mp_rowsort *rs)
+{
+	Size		used = spill_bytes(rs) + rs->blocks.held + rs->room * array_bytes(rs) +
+		(rs->nrows + 1) * spill_row_bytes(rs);
+	Size		left = used < rs->limit ? rs->limit - used : 0;
+
+	return Max(Min(left, rs->limit / 8), (Size) 8192);
 }
 
 static void
@@ -837,6 +852,8 @@ grow_rows(mp_rowsort *rs)
 	if (rs->fold_early && !rs->run_nulls)
 		rs->early_keys = mp_big_realloc(&rs->big, rs->early_keys, old * early_bytes(rs),
 										rs->room * early_bytes(rs));
+	/* the arrays outgrown are not kept as spares: the count has no room for them */
+	mp_big_trim(&rs->big);
 	count_room(rs);
 }
 
@@ -923,9 +940,13 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 	{
 		/*
 		 * Rows that fill the memory go out before more room is taken for
-		 * the next one, which would put the room over the limit.
+		 * the next one, which would put the room over the limit: where the
+		 * count has no row left, or the room is as long as the memory lets
+		 * it grow (the count's rounding may leave one row that only a
+		 * room one row longer, all its arrays copied, would take).
 		 */
-		if (rs->nrows > 0 && !over_limit(rs) && rs->nrows == rs->fits)
+		if (rs->nrows > 0 && !over_limit(rs) &&
+			(rs->nrows == rs->fits || rs->room >= room_max(rs)))
 			spill_held(rs);
 		if (rs->nrows == rs->room)
 			grow_rows(rs);
@@ -958,8 +979,12 @@ mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot)
 	}
 	else
 	{
-		MinimalTuple row = mp_keep_tuple(&rs->big, &rs->blocks, slot);
+		MinimalTuple row;
 
+		/* a block about to be full: the next no larger than the memory left */
+		if (rs->blocks.free < BLCKSZ)
+			rs->blocks.cap = block_cap(rs);
+		row = mp_keep_tuple(&rs->big, &rs->blocks, slot);
 		rs->any_nulls |= (row->t_infomask & HEAP_HASNULL) != 0;
 		rs->rows[rs->nrows] = row;
 	}
