@@ -20,7 +20,8 @@
 -- a parallel plan), "order 1GB" how the 4-column ORDER BY at work_mem 1GB
 -- sorted (EXPLAIN ANALYZE on the GPU).  After a warm-up run of each method,
 -- the methods run in turn, reps times (psql variable reps; empty: 3 below
--- 10M rows, 1 from 10M on), each cell the median.  Run through
+-- 10M rows, 1 from 10M on), each cell the median (a second
+-- table lists every timing of a cell that has several).  Run through
 -- test/bench/sort_settings.sh, a size at a time (psql variable n), on the
 -- settings the psql variable settings lists (1 defaults, 2 and 3 the 1GB
 -- ones).
@@ -56,6 +57,8 @@ ALTER TABLE s SET (autovacuum_enabled = off);
 VACUUM ANALYZE s;
 CREATE TEMP TABLE results (n bigint, si int, setting text, query text, plan text,
                            pg numeric, gpu numeric, cpu numeric, floor numeric);
+CREATE TEMP TABLE timings (n bigint, si int, setting text, query text, method text,
+                           rep int, ms float8);
 
 -- one timing of q with mergepath set up for method m (pg, floor, cpu, gpu)
 CREATE FUNCTION pg_temp.time_method(m text, q text, floor_q text) RETURNS float8
@@ -109,6 +112,8 @@ BEGIN
         FOR rep IN 1..reps LOOP
           FOR m IN 1..array_length(methods, 1) LOOP
             times[m][rep] := pg_temp.time_method(methods[m], queries[qi][2], queries[qi][3]);
+            INSERT INTO timings VALUES (n, si, settings[si][1], queries[qi][1], methods[m], rep,
+                                        times[m][rep]);
           END LOOP;
         END LOOP;
         FOR m IN 1..array_length(methods, 1) LOOP
@@ -135,6 +140,14 @@ SELECT n AS rows, setting, query, plan, pg AS "PostgreSQL", gpu, cpu, floor,
        round(gpu - floor) AS "gpu share", round((gpu - floor) / nullif(pg - floor, 0), 2) AS "gpu/PG",
        round(cpu - floor) AS "cpu share", round((cpu - floor) / nullif(pg - floor, 0), 2) AS "cpu/PG"
 FROM results ORDER BY n, si, query;
+
+\echo
+\echo The timings of each cell that has several (ms): how far apart the runs of one cell are
+SELECT t.n AS rows, t.setting, t.query, t.method, count(*) AS runs, round(min(ms)) AS min,
+       round(percentile_disc(0.5) WITHIN GROUP (ORDER BY ms)) AS median, round(max(ms)) AS max,
+       string_agg(round(ms)::text, ', ' ORDER BY rep) AS "in turn"
+FROM timings t GROUP BY t.n, t.si, t.setting, t.query, t.method HAVING count(*) > 1
+ORDER BY t.n, t.si, t.query, array_position(ARRAY['pg', 'gpu', 'cpu', 'floor'], t.method);
 
 \echo
 \echo How the 4-column ORDER BY sorts at work_mem 1GB (one process, default backend choice)
