@@ -85,7 +85,7 @@ BEGIN
     line := regexp_replace(line, 'Runs: \d+', 'Runs: N');
     line := regexp_replace(line, 'Worker \d+:', 'Worker N:');
     line := regexp_replace(line, 'rows=(\d+)\.00 ', 'rows=\1 ');
-    RETURN NEXT regexp_replace(line, '\d+kB', 'NkB');
+    RETURN NEXT regexp_replace(line, '\d+kB', 'NkB', 'g');
   END LOOP;
 END $$;
 
@@ -486,6 +486,21 @@ SET parallel_leader_participation = off;
 SELECT check_sort('SELECT k, t FROM wide_shared ORDER BY k DESC', 'k');
 SELECT check_sort('SELECT f, count(*) AS n FROM wide_shared GROUP BY f ORDER BY f', 'f');
 SELECT explain_masked('SELECT k, t FROM wide_shared ORDER BY k');
+-- each worker's memory within work_mem, as its own line in EXPLAIN ANALYZE says
+CREATE FUNCTION sorts_memory_kb(q text) RETURNS SETOF int LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ '(Sort Runs|Worker \d+: .* Runs): .*Memory: \d+kB' THEN
+      RETURN NEXT substring(line FROM 'Memory: (\d+)kB')::int;
+    END IF;
+  END LOOP;
+END $$;
+SET work_mem = '1MB';
+SELECT count(*) AS sorts, bool_and(kb <= 1024 * 1.05) AS within_work_mem
+FROM sorts_memory_kb('SELECT k, t FROM wide_shared ORDER BY k') kb;
+SET work_mem = '64kB';
 RESET parallel_leader_participation;
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;

@@ -381,7 +381,8 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 		appendStringInfo(es->str, "Worker %d:  Sort Method: %s  %s: " INT64_FORMAT "kB",
 						 n, mp_rowsort_method_name(st->method), space_type(st), st->space_kb);
 		if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
-			appendStringInfo(es->str, "  Runs: %d", st->runs);
+			appendStringInfo(es->str, "  Runs: %d  Memory: " INT64_FORMAT "kB", st->runs,
+							 st->memory_kb);
 		appendStringInfo(es->str, "  Backend: %s\n",
 						 st->used_gpu && st->used_cpu ? "gpu and cpu"
 						 : st->used_gpu ? "gpu" : "cpu");
@@ -392,7 +393,12 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 	ExplainPropertyText("Sort Method", mp_rowsort_method_name(st->method), es);
 	ExplainPropertyInteger("Sort Space Used", "kB", st->space_kb, es);
 	ExplainPropertyText("Sort Space Type", space_type(st), es);
-	ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
+	if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
+	{
+		ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
+		ExplainPropertyInteger("Sort Merge Passes", NULL, st->passes, es);
+		ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
+	}
 	ExplainPropertyText("Sort Backend", backend_text(st), es);
 	ExplainCloseGroup("Worker", NULL, true, es);
 }
