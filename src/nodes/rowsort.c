@@ -746,6 +746,14 @@ spill_row_bytes(mp_rowsort *rs)
 	return per_row;
 }
 
+/* Memory held whatever the count of rows: the spill's, the tuples' blocks
+ * and the room's arrays. */
+static Size
+fixed_bytes(mp_rowsort *rs)
+{
+	return spill_bytes(rs) + rs->blocks.held + rs->room * array_bytes(rs);
+}
+
 /*
  * The rows the memory holds before the next is one too many, counted again
  * when what a row costs changes (its arrays grow, a column gets NULLs, the
@@ -754,7 +762,7 @@ spill_row_bytes(mp_rowsort *rs)
 static void
 count_room(mp_rowsort *rs)
 {
-	Size		fixed = spill_bytes(rs) + rs->blocks.held + rs->room * array_bytes(rs);
+	Size		fixed = fixed_bytes(rs);
 
 	rs->fits = fixed >= rs->limit ? 0 : (int64) ((rs->limit - fixed) / spill_row_bytes(rs));
 	rs->fits = Min(rs->fits, (int64) UINT32_MAX - 2);
@@ -795,8 +803,7 @@ over_limit(mp_rowsort *rs)
 static Size
 block_cap(mp_rowsort *rs)
 {
-	Size		used = spill_bytes(rs) + rs->blocks.held + rs->room * array_bytes(rs) +
-		(rs->nrows + 1) * spill_row_bytes(rs);
+	Size		used = fixed_bytes(rs) + (rs->nrows + 1) * spill_row_bytes(rs);
 	Size		left = used < rs->limit ? rs->limit - used : 0;
 
 	return Max(Min(left, rs->limit / 8), (Size) 8192);
