@@ -2,15 +2,16 @@
 # The pg_regress suite on each PostgreSQL version beside Debian 12's 15:
 # builds the server with install-pg.sh, builds and installs mergepath against
 # it in a copy of the tree (the CUDA objects of the tree's own build reused:
-# they know no PostgreSQL), and runs make installcheck-cpu and installcheck
-# on a throwaway server of that version (test/pg_server.sh); a summary line a
-# version.  The C tests are the same on every version and run once, in
-# ./test.sh.
+# they know no PostgreSQL), and runs make installcheck on a throwaway server
+# of that version (test/pg_server.sh), and make installcheck-cpu beside it
+# where a GPU is visible (without one, the default backend choice is the CPU
+# backend, and the two runs are the same); a summary line a version.  The C
+# tests are the same on every version and run once, in ./test.sh.
 #
 #   test/versions.sh [17] [18]
 #
 # A version whose source package the mirror does not have is reported and
-# skipped; any other failure fails.  About 10 minutes a version on 2 cores,
+# skipped; any other failure fails.  About 8 minutes a version on 2 cores,
 # the server's build included.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,8 @@ versions=("$@")
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 summary=() status=0
+targets=(installcheck)
+nvidia-smi -L >/dev/null 2>&1 && targets+=(installcheck-cpu)
 
 for major in "${versions[@]}"; do
 	t0=$SECONDS
@@ -50,7 +53,7 @@ for major in "${versions[@]}"; do
 		continue
 	fi
 	line="PostgreSQL $full:"
-	for target in installcheck-cpu installcheck; do
+	for target in "${targets[@]}"; do
 		echo "== PostgreSQL $full: $target ..."
 		(cd "$dir" && PG_CONFIG=$pgc test/pg_server.sh -- \
 			make -s "$target" WERROR=1 PG_CONFIG="$pgc" >"$target.log" 2>&1)
