@@ -67,14 +67,15 @@ ref_pair(int op, mp_type type, const char *a, int64_t na, const char *b, int64_t
 static int64_t
 pair_size(int shape, int64_t p, int64_t npairs)
 {
-	static const int64_t edges[] = {0, 1, 2, 31, 32, 33, 2943, 2944, 2945, 3967, 3968, 3969,
-	4991, 4992, 4993};
+	static const int64_t edges[] = {0, 1, 2, 31, 32, 33, 127, 128, 129, 255, 256, 257, 511, 512,
+		513, 1023, 1024, 1025, 2047, 2048, 2049, 2943, 2944, 2945, 3967, 3968, 3969, 4095, 4096,
+	4097, 4991, 4992, 4993};
 
 	switch (shape)
 	{
 		case 0:					/* small and mixed, empty ones included */
 			return rnd_below(60);
-		case 1:					/* at the tiles' edges */
+		case 1:					/* at the tiles' edges, and the sort's groups' */
 			return edges[rnd_below(sizeof(edges) / sizeof(edges[0]))];
 		case 2:					/* one giant pair among tiny ones */
 			return p == npairs / 2 ? (quick ? 20000 : 60000) : rnd_below(4);

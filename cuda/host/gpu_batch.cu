@@ -123,6 +123,19 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	/* a pass over the pairs on the host: once, and not between the
 	 * kernels' events */
 	const int64_t room = kind == MP_ARRAY_SEARCH ? 0 : mp_batch_room(call);
+	/* the sort's launches follow its pairs' lengths */
+	int64_t		min_len = INT64_MAX,
+				max_len = 0;
+
+	for (int64_t p = 0; kind == MP_ARRAY_SORT && p < np; p++)
+	{
+		const int64_t len = call->a_off[p + 1] - call->a_off[p];
+
+		if (len > 0 && len < min_len)
+			min_len = len;
+		if (len > max_len)
+			max_len = len;
+	}
 
 	if (a_off.off == nullptr || (two && b_off.off == nullptr))
 		return MP_OUT_OF_MEMORY;
@@ -148,7 +161,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	filter_scratch<T> fs;
 	piece<typename order<T>::key_type> d_keys =
 		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&
-											   std::is_floating_point<T>::value ? 2 * na : 0);
+											   std::is_floating_point<T>::value &&
+											   max_len > BATCH_SORT_GROUP_MAX ? 2 * na : 0);
 	size_t		sort_bytes = 0;
 	piece<char> d_sort;
 
@@ -159,8 +173,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 			return st;
 	if (kind == MP_ARRAY_SORT)
 	{
-		MP_CUDA(batch_sort_on_device<T>(nullptr, nullptr, np, na, nullptr, nullptr, nullptr,
-										nullptr, &sort_bytes, gpu_stream()));
+		MP_CUDA(batch_sort_on_device<T>(nullptr, nullptr, np, na, min_len, max_len, nullptr,
+										nullptr, nullptr, nullptr, &sort_bytes, gpu_stream()));
 		d_sort = job.room<char>(sort_bytes);
 	}
 	if (mp_status st = job.open())
@@ -193,7 +207,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 											  (mp_search) call->variant, job[d_ranks],
 											  gpu_stream());
 			case MP_ARRAY_SORT:
-				return batch_sort_on_device<T>(da, daoff, np, na, job[d_out], job[d_keys],
+				return batch_sort_on_device<T>(da, daoff, np, na, min_len, max_len, job[d_out],
+											   job[d_keys],
 											   job[d_keys] + na, job[d_sort], &sort_bytes,
 											   gpu_stream());
 			case MP_ARRAY_UNIQUE:

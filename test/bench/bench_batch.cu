@@ -340,16 +340,16 @@ bench_sort(int64_t pairs, int64_t len)
 	CK(cudaMalloc(&out, n * sizeof(T)));
 	CK(cudaMalloc(&ref, n * sizeof(T)));
 	CK(cudaMalloc(&keys, 2 * n * sizeof(*keys)));
-	CK(mp::batch_sort_on_device<T>(nullptr, nullptr, pairs, n, nullptr, nullptr, nullptr,
-								   nullptr, &bytes, 0));
+	CK(mp::batch_sort_on_device<T>(nullptr, nullptr, pairs, n, len, len, nullptr, nullptr,
+								   nullptr, nullptr, &bytes, 0));
 	CK(cudaMalloc(&tmp, bytes));
 	CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
 										  d_off + 1));
 	CK(cudaMalloc(&cub_tmp, cub_bytes));
 
 	float		ours = median_ms([&] {
-		CK(mp::batch_sort_on_device<T>(in, d_off, pairs, n, out, keys, keys + n, tmp, &bytes,
-									   0));
+		CK(mp::batch_sort_on_device<T>(in, d_off, pairs, n, len, len, out, keys, keys + n, tmp,
+									   &bytes, 0));
 	});
 	float		cub_unstable = median_ms([&] {
 		CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
@@ -382,5 +382,6 @@ main(int argc, char **argv)
 	bench_sort<int32_t>(1000000, 100);
 	bench_sort<int64_t>(100000, 1000);
 	bench_sort<int64_t>(1000000, 100);
+	bench_sort<int32_t>(10000, 10000);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "setops.cuh"
+#include "sort.cuh"
 #include "tile.cuh"
 
 namespace mp
@@ -208,35 +209,124 @@ batch_search_on_device(const T *hay, const int64_t *hay_off, const T *needles,
 	return cudaGetLastError();
 }
 
+/* Class C's groups over its pairs: blocks enough to fill the device, or
+ * one a pair's group. */
+template <typename T, int C>
+inline cudaError_t
+batch_sort_class_on_device(const T *in, const int64_t *off, int64_t npairs,
+						   const int64_t *lists, const unsigned long long *counters, T *out,
+						   int sms, cudaStream_t stream)
+{
+	typedef batch_sort_shape<C> S;
+	const int64_t blocks = (npairs + S::NT / S::G - 1) / (S::NT / S::G),
+				full = (int64_t) sms * (2048 / S::NT);
+
+	batch_sort_groups<T, C><<<(unsigned) (blocks < full ? blocks : full), S::NT, 0, stream>>>(
+		in, off, lists, counters, out);
+	return cudaGetLastError();
+}
+
 /*
- * The sort of every pair's a, stable, by CUB's segmented sort: integers as
- * they are; floats by their order's unsigned keys (-0 and 0 equal, NaNs
- * last), carrying the values.  keys and sorted_keys: room for n keys
- * (floats only).
+ * The sort of every pair's a, stable (batch/sort.cuh): pairs of up to
+ * BATCH_SORT_GROUP_MAX elements by groups of threads, the longer ones by
+ * CUB's segmented sort over them alone (integers as they are; floats by
+ * their order's unsigned keys, -0 and 0 equal, NaNs last, carrying the
+ * values).  min_len and max_len: the shortest non-empty pair's length and
+ * the longest's, as the host knows them (they choose the launches).  keys
+ * and sorted_keys: room for n keys where max_len > BATCH_SORT_GROUP_MAX
+ * and T is a float.  temp == nullptr: *temp_bytes is set to the scratch
+ * the call needs.
  */
 template <typename T>
 inline cudaError_t
-batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n, T *out,
+batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
+					 int64_t min_len, int64_t max_len, T *out,
 					 typename order<T>::key_type *keys,
 					 typename order<T>::key_type *sorted_keys, void *temp, size_t *temp_bytes,
 					 cudaStream_t stream)
 {
+	const bool	longs = max_len > BATCH_SORT_GROUP_MAX;
+	const size_t lists_bytes = ((BATCH_SORT_COUNTERS + npairs) * sizeof(int64_t) + 255) & ~(size_t) 255,
+				ends_bytes = longs ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
+	size_t		cub_bytes = 0;
+	cudaError_t err;
+	const int64_t *no_off = nullptr;
+
+	if (longs)
+	{
+		if constexpr (std::is_floating_point<T>::value)
+			err = cub::DeviceSegmentedSort::StableSortPairs(nullptr, cub_bytes, keys, sorted_keys,
+															in, out, n, npairs, no_off, no_off,
+															stream);
+		else
+			err = cub::DeviceSegmentedSort::StableSortKeys(nullptr, cub_bytes, in, out, n, npairs,
+														   no_off, no_off, stream);
+		if (err)
+			return err;
+	}
+	if (temp == nullptr)
+	{
+		*temp_bytes = lists_bytes + ends_bytes + cub_bytes;
+		return cudaSuccess;
+	}
+	if (n == 0)
+		return cudaSuccess;
+
+	unsigned long long *counters = (unsigned long long *) temp;
+	int64_t    *lists = (int64_t *) temp + BATCH_SORT_COUNTERS,
+			   *ends = longs ? (int64_t *) ((char *) temp + lists_bytes) : nullptr;
+	void	   *cub_temp = (char *) temp + lists_bytes + ends_bytes;
+	const unsigned list_blocks = (unsigned) ((npairs + 255) / 256 < 4096 ? (npairs + 255) / 256 : 4096);
+	int			dev = 0,
+				sms = 0;
+
+	if ((err = cudaGetDevice(&dev)) ||
+		(err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+		(err = cudaMemsetAsync(counters, 0, BATCH_SORT_COUNTERS * sizeof(*counters), stream)))
+		return err;
+	batch_sort_list<false><<<list_blocks, 256, 0, stream>>>(off, npairs, counters, nullptr,
+															  nullptr);
+	if ((err = cudaGetLastError()))
+		return err;
+	batch_sort_list<true><<<list_blocks, 256, 0, stream>>>(off, npairs, counters, lists, ends);
+	if ((err = cudaGetLastError()))
+		return err;
+
+	/* the classes the pairs' lengths span */
+	const int	lo = batch_sort_class(min_len),
+				hi = batch_sort_class(max_len);
+
+	for (int c = lo < 0 ? 0 : lo; c <= hi && c < BATCH_SORT_CLASSES; c++)
+	{
+		switch (c)
+		{
+#define MP_SORT_CLASS(C) 			case C: 				err = batch_sort_class_on_device<T, C>(in, off, npairs, lists, counters, out, sms, 													   stream); 				break
+				MP_SORT_CLASS(0);
+				MP_SORT_CLASS(1);
+				MP_SORT_CLASS(2);
+				MP_SORT_CLASS(3);
+				MP_SORT_CLASS(4);
+				MP_SORT_CLASS(5);
+#undef MP_SORT_CLASS
+		}
+		if (err)
+			return err;
+	}
+	if (!longs)
+		return cudaSuccess;
 	if constexpr (std::is_floating_point<T>::value)
 	{
-		if (temp != nullptr && n > 0)
-		{
-			batch_fold_keys<T><<<(unsigned) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536),
-				256, 0, stream>>>(in, n, keys);
-			if (cudaError_t err = cudaGetLastError())
-				return err;
-		}
-		return cub::DeviceSegmentedSort::StableSortPairs(temp, *temp_bytes, keys, sorted_keys,
-														 in, out, n, npairs, off, off + 1,
-														 stream);
+		batch_fold_keys<T><<<(unsigned) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536),
+			256, 0, stream>>>(in, n, keys);
+		if ((err = cudaGetLastError()))
+			return err;
+		return cub::DeviceSegmentedSort::StableSortPairs(cub_temp, cub_bytes, keys, sorted_keys,
+														 in, out, n, npairs, off,
+														 (const int64_t *) ends, stream);
 	}
 	else
-		return cub::DeviceSegmentedSort::StableSortKeys(temp, *temp_bytes, in, out, n, npairs,
-														off, off + 1, stream);
+		return cub::DeviceSegmentedSort::StableSortKeys(cub_temp, cub_bytes, in, out, n, npairs,
+														off, (const int64_t *) ends, stream);
 }
 
 }								/* namespace mp */
