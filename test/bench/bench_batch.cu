@@ -369,11 +369,111 @@ bench_sort(int64_t pairs, int64_t len)
 	CK(cudaFree(d_off));
 }
 
+/*
+ * SORT_SHAPES=1: the group sort's shapes swept on one length of pair, each
+ * (G threads of VT, the places skewed or not) timed with its two list
+ * passes and checked against CUB's result.
+ */
+template <typename T, int G, int VT, bool SKEW>
+static void
+sweep_shape(const T *in, const int64_t *d_off, int64_t pairs, int64_t len, T *out,
+			const T *ref, void *tmp)
+{
+	constexpr int NT = G < 128 ? 128 : G;
+	unsigned long long *counters = (unsigned long long *) tmp;
+	int64_t    *lists = (int64_t *) tmp + mp::BATCH_SORT_COUNTERS;
+	const int	c = mp::batch_sort_class(len);
+	const unsigned list_blocks = (unsigned) ((pairs + 255) / 256 < 4096 ? (pairs + 255) / 256 : 4096);
+	int			sms = 0;
+
+	if (G * VT < len)
+		return;
+	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+
+	const int64_t blocks = (pairs + NT / G - 1) / (NT / G),
+				full = (int64_t) sms * (2048 / NT);
+
+	CK(cudaMemset(out, 0, pairs * len * sizeof(T)));
+	float		ms = median_ms([&] {
+		CK(cudaMemsetAsync(counters, 0, mp::BATCH_SORT_COUNTERS * sizeof(*counters)));
+		mp::batch_sort_list<false><<<list_blocks, 256>>>(d_off, pairs, counters, nullptr, nullptr);
+		mp::batch_sort_list<true><<<list_blocks, 256>>>(d_off, pairs, counters, lists, nullptr);
+		mp::batch_sort_groups<T, G, VT, SKEW><<<(unsigned) (blocks < full ? blocks : full), NT>>>(
+			in, d_off, lists, counters, c, out);
+		CK(cudaGetLastError());
+	});
+
+	printf("  %-8s %7" PRId64 " x %5" PRId64 ": G %3d, VT %2d, %-8s %8.3f ms%s\n",
+		   type_name<T>::get(), pairs, len, G, VT, SKEW ? "skewed" : "plain", ms,
+		   same_bits(out, ref, pairs * len) ? "" : "  RESULTS DIFFER");
+}
+
+template <typename T>
+static void
+sweep_shapes(int64_t pairs, int64_t len)
+{
+	const int64_t n = pairs * len;
+	std::vector<int64_t> off;
+	int64_t    *d_off;
+	T		   *in = make_side<T>(pairs, len, 31, 0, false, off, &d_off),
+			   *out,
+			   *ref;
+	void	   *tmp = nullptr,
+			   *cub_tmp = nullptr;
+	size_t		cub_bytes = 0;
+
+	CK(cudaMalloc(&out, n * sizeof(T)));
+	CK(cudaMalloc(&ref, n * sizeof(T)));
+	CK(cudaMalloc(&tmp, (mp::BATCH_SORT_COUNTERS + pairs) * sizeof(int64_t)));
+	CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
+										  d_off + 1));
+	CK(cudaMalloc(&cub_tmp, cub_bytes));
+	printf("  %-8s %7" PRId64 " x %5" PRId64 ": cub::DeviceSegmentedSort::SortKeys %8.3f ms\n",
+		   type_name<T>::get(), pairs, len, median_ms([&] {
+		CK(cub::DeviceSegmentedSort::SortKeys(cub_tmp, cub_bytes, in, ref, n, pairs, d_off,
+											  d_off + 1));
+	}));
+#define MP_SWEEP(G, VT) \
+	sweep_shape<T, G, VT, true>(in, d_off, pairs, len, out, ref, tmp); \
+	sweep_shape<T, G, VT, false>(in, d_off, pairs, len, out, ref, tmp)
+	if (len <= 128)
+	{
+		MP_SWEEP(4, 32);
+		MP_SWEEP(8, 16);
+		MP_SWEEP(16, 8);
+		MP_SWEEP(32, 4);
+		MP_SWEEP(16, 16);
+		MP_SWEEP(32, 8);
+	}
+	else
+	{
+		MP_SWEEP(32, 32);
+		MP_SWEEP(64, 16);
+		MP_SWEEP(128, 8);
+		MP_SWEEP(256, 4);
+	}
+#undef MP_SWEEP
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	CK(cudaFree(ref));
+	CK(cudaFree(tmp));
+	CK(cudaFree(cub_tmp));
+	CK(cudaFree(d_off));
+}
+
 int
 main(int argc, char **argv)
 {
 	(void) parse_options(argc, argv);
 	print_header("batches of many small pairs, device-resident");
+	if (getenv("SORT_SHAPES"))
+	{
+		sweep_shapes<int32_t>(1000000, 100);
+		sweep_shapes<int64_t>(1000000, 100);
+		sweep_shapes<int32_t>(100000, 1000);
+		sweep_shapes<int64_t>(100000, 1000);
+		return 0;
+	}
 	for (const shape &s : shapes)
 		bench_shape<int32_t>(s);
 	for (const shape &s : shapes)

@@ -221,8 +221,8 @@ batch_sort_class_on_device(const T *in, const int64_t *off, int64_t npairs,
 	const int64_t blocks = (npairs + S::NT / S::G - 1) / (S::NT / S::G),
 				full = (int64_t) sms * (2048 / S::NT);
 
-	batch_sort_groups<T, C><<<(unsigned) (blocks < full ? blocks : full), S::NT, 0, stream>>>(
-		in, off, lists, counters, out);
+	batch_sort_groups<T, S::G, S::VT><<<(unsigned) (blocks < full ? blocks : full), S::NT, 0,
+		stream>>>(in, off, lists, counters, C, out);
 	return cudaGetLastError();
 }
 

@@ -134,57 +134,57 @@ batch_sort_list(const int64_t *__restrict__ off, int64_t npairs,
 }
 
 /*
- * A group's places in shared memory, one element skipped after every 128
- * bytes: a thread's VT elements (VT a power of two) then lie in banks of
- * their own across its warp.
+ * A group's places in shared memory; with SKEW, one element skipped after
+ * every 128 bytes: a thread's VT elements (VT a power of two) then lie in
+ * banks of their own across its warp.
  */
-template <typename T>
+template <typename T, bool SKEW = true>
 struct batch_sort_places
 {
 	static constexpr int ROW = 128 / sizeof(T);
 	T		   *base;
 	int			origin;
 
-	static __host__ __device__ constexpr int room(int n) { return n + n / ROW; }
+	static __host__ __device__ constexpr int room(int n) { return SKEW ? n + n / ROW : n; }
 	__device__ __forceinline__ T &operator[](int i) const
 	{
 		const int	j = origin + i;
 
-		return base[j + j / ROW];
+		return base[SKEW ? j + j / ROW : j];
 	}
 };
 
 /*
- * Class C's pairs (its part of lists), a group of threads each, sorted from
- * in into out at the same offsets.  A group of a warp waits on its warp
- * alone.
+ * Class c's pairs (its part of lists), a group of G threads of VT elements
+ * each, sorted from in into out at the same offsets.  Groups of a warp or
+ * less wait on their warp alone.
  */
-template <typename T, int C>
-__global__ void __launch_bounds__(batch_sort_shape<C>::NT)
+template <typename T, int G, int VT, bool SKEW = true>
+__global__ void __launch_bounds__(G < 128 ? 128 : G)
 batch_sort_groups(const T *__restrict__ in, const int64_t *__restrict__ off,
 				  const int64_t *__restrict__ lists,
-				  const unsigned long long *__restrict__ counters, T *__restrict__ out)
+				  const unsigned long long *__restrict__ counters, int c_,
+				  T *__restrict__ out)
 {
-	typedef batch_sort_shape<C> S;
-	constexpr int G = S::G,
-				VT = S::VT,
-				NV = S::NV,
-				GROUPS = S::NT / G;
-	__shared__ T shared[GROUPS * batch_sort_places<T>::room(NV)];
+	typedef batch_sort_places<T, SKEW> P;
+	constexpr int NV = G * VT,
+				NT = G < 128 ? 128 : G,
+				GROUPS = NT / G;
+	__shared__ T shared[GROUPS * P::room(NV)];
 
 	const int	group = threadIdx.x / G,
 				lane = threadIdx.x % G;
-	const batch_sort_places<T> places = {shared + group * batch_sort_places<T>::room(NV), 0};
+	const P		places = {shared + group * P::room(NV), 0};
 	const auto	sync = [] {
-		if constexpr (G == 32)
+		if constexpr (G <= 32)
 			__syncwarp();
 		else
 			__syncthreads();
 	};
 	int64_t		first = 0,
-				count = counters[C];
+				count = counters[c_];
 
-	for (int c = 0; c < C; c++)
+	for (int c = 0; c < c_; c++)
 		first += counters[c];
 	/* block-wide rounds, so that every thread meets every barrier */
 	for (int64_t round = (int64_t) blockIdx.x * GROUPS; round < count;
@@ -233,7 +233,7 @@ batch_sort_groups(const T *__restrict__ in, const int64_t *__restrict__ off,
 			sync();
 
 			const int	half = span / 2 * VT;
-			const batch_sort_places<T> a = {places.base, (lane & ~(span - 1)) * VT},
+			const P		a = {places.base, (lane & ~(span - 1)) * VT},
 						b = {places.base, a.origin + half};
 			const int	diag = (lane & (span - 1)) * VT;
 			int			ai = merge_path_search<T>(a, half, b, half, diag),
