@@ -162,7 +162,8 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	piece<typename order<T>::key_type> d_keys =
 		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&
 											   std::is_floating_point<T>::value &&
-											   max_len > BATCH_SORT_GROUP_MAX ? 2 * na : 0);
+											   batch_sort_needs_cub<T>(min_len, max_len) ?
+											   2 * na : 0);
 	size_t		sort_bytes = 0;
 	piece<char> d_sort;
 

@@ -396,8 +396,8 @@ sweep_shape(const T *in, const int64_t *d_off, int64_t pairs, int64_t len, T *ou
 	CK(cudaMemset(out, 0, pairs * len * sizeof(T)));
 	float		ms = median_ms([&] {
 		CK(cudaMemsetAsync(counters, 0, mp::BATCH_SORT_COUNTERS * sizeof(*counters)));
-		mp::batch_sort_list<false><<<list_blocks, 256>>>(d_off, pairs, counters, nullptr, nullptr);
-		mp::batch_sort_list<true><<<list_blocks, 256>>>(d_off, pairs, counters, lists, nullptr);
+		mp::batch_sort_list<sizeof(T), false><<<list_blocks, 256>>>(d_off, pairs, counters, nullptr, nullptr);
+		mp::batch_sort_list<sizeof(T), true><<<list_blocks, 256>>>(d_off, pairs, counters, lists, nullptr);
 		mp::batch_sort_groups<T, G, VT, SKEW><<<(unsigned) (blocks < full ? blocks : full), NT>>>(
 			in, d_off, lists, counters, c, out);
 		CK(cudaGetLastError());

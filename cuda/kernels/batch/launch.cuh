@@ -217,7 +217,7 @@ batch_sort_class_on_device(const T *in, const int64_t *off, int64_t npairs,
 						   const int64_t *lists, const unsigned long long *counters, T *out,
 						   int sms, cudaStream_t stream)
 {
-	typedef batch_sort_shape<C> S;
+	typedef batch_sort_shape<sizeof(T), C> S;
 	const int64_t blocks = (npairs + S::NT / S::G - 1) / (S::NT / S::G),
 				full = (int64_t) sms * (2048 / S::NT);
 
@@ -226,16 +226,31 @@ batch_sort_class_on_device(const T *in, const int64_t *off, int64_t npairs,
 	return cudaGetLastError();
 }
 
+/* Whether a batch whose pairs span min_len .. max_len elements has pairs
+ * for CUB's segmented sort (batch_sort_shape). */
+template <typename T>
+inline bool
+batch_sort_needs_cub(int64_t min_len, int64_t max_len)
+{
+	const int	lo = batch_sort_class(min_len),
+				hi = batch_sort_class(max_len);
+
+	for (int c = lo < 0 ? 0 : lo; c <= hi; c++)
+		if (batch_sort_by_cub<sizeof(T)>(c))
+			return true;
+	return false;
+}
+
 /*
  * The sort of every pair's a, stable (batch/sort.cuh): pairs of up to
- * BATCH_SORT_GROUP_MAX elements by groups of threads, the longer ones by
- * CUB's segmented sort over them alone (integers as they are; floats by
- * their order's unsigned keys, -0 and 0 equal, NaNs last, carrying the
- * values).  min_len and max_len: the shortest non-empty pair's length and
- * the longest's, as the host knows them (they choose the launches).  keys
- * and sorted_keys: room for n keys where max_len > BATCH_SORT_GROUP_MAX
- * and T is a float.  temp == nullptr: *temp_bytes is set to the scratch
- * the call needs.
+ * BATCH_SORT_GROUP_MAX elements by groups of threads but for the classes
+ * left to CUB, which sorts those and the longer ones by its segmented sort
+ * over them alone (integers as they are; floats by their order's unsigned
+ * keys, -0 and 0 equal, NaNs last, carrying the values).  min_len and
+ * max_len: the shortest non-empty pair's length and the longest's, as the
+ * host knows them (they choose the launches).  keys and sorted_keys: room
+ * for n keys where batch_sort_needs_cub and T is a float.  temp ==
+ * nullptr: *temp_bytes is set to the scratch the call needs.
  */
 template <typename T>
 inline cudaError_t
@@ -245,14 +260,14 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 					 typename order<T>::key_type *sorted_keys, void *temp, size_t *temp_bytes,
 					 cudaStream_t stream)
 {
-	const bool	longs = max_len > BATCH_SORT_GROUP_MAX;
+	const bool	by_cub = batch_sort_needs_cub<T>(min_len, max_len);
 	const size_t lists_bytes = ((BATCH_SORT_COUNTERS + npairs) * sizeof(int64_t) + 255) & ~(size_t) 255,
-				ends_bytes = longs ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
+				ends_bytes = by_cub ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
 	size_t		cub_bytes = 0;
 	cudaError_t err;
 	const int64_t *no_off = nullptr;
 
-	if (longs)
+	if (by_cub)
 	{
 		if constexpr (std::is_floating_point<T>::value)
 			err = cub::DeviceSegmentedSort::StableSortPairs(nullptr, cub_bytes, keys, sorted_keys,
@@ -274,7 +289,7 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 
 	unsigned long long *counters = (unsigned long long *) temp;
 	int64_t    *lists = (int64_t *) temp + BATCH_SORT_COUNTERS,
-			   *ends = longs ? (int64_t *) ((char *) temp + lists_bytes) : nullptr;
+			   *ends = by_cub ? (int64_t *) ((char *) temp + lists_bytes) : nullptr;
 	void	   *cub_temp = (char *) temp + lists_bytes + ends_bytes;
 	const unsigned list_blocks = (unsigned) ((npairs + 255) / 256 < 4096 ? (npairs + 255) / 256 : 4096);
 	int			dev = 0,
@@ -284,11 +299,12 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 		(err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
 		(err = cudaMemsetAsync(counters, 0, BATCH_SORT_COUNTERS * sizeof(*counters), stream)))
 		return err;
-	batch_sort_list<false><<<list_blocks, 256, 0, stream>>>(off, npairs, counters, nullptr,
-															  nullptr);
+	batch_sort_list<sizeof(T), false><<<list_blocks, 256, 0, stream>>>(off, npairs, counters,
+																		 nullptr, nullptr);
 	if ((err = cudaGetLastError()))
 		return err;
-	batch_sort_list<true><<<list_blocks, 256, 0, stream>>>(off, npairs, counters, lists, ends);
+	batch_sort_list<sizeof(T), true><<<list_blocks, 256, 0, stream>>>(off, npairs, counters,
+																		lists, ends);
 	if ((err = cudaGetLastError()))
 		return err;
 
@@ -298,6 +314,8 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 
 	for (int c = lo < 0 ? 0 : lo; c <= hi && c < BATCH_SORT_CLASSES; c++)
 	{
+		if (batch_sort_by_cub<sizeof(T)>(c))
+			continue;
 		switch (c)
 		{
 #define MP_SORT_CLASS(C) 			case C: 				err = batch_sort_class_on_device<T, C>(in, off, npairs, lists, counters, out, sms, 													   stream); 				break
@@ -312,7 +330,7 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 		if (err)
 			return err;
 	}
-	if (!longs)
+	if (!by_cub)
 		return cudaSuccess;
 	if constexpr (std::is_floating_point<T>::value)
 	{

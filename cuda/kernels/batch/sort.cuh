@@ -19,8 +19,9 @@
  *		up to 512 threads of 8 for 4096.  Two passes over the offsets list
  *		each class's pairs (counted, then placed, by one atomic a warp and
  *		class); a kernel a class then runs blocks that take its pairs in
- *		turn.  Longer pairs are left to CUB's segmented sort, which the
- *		caller runs over those pairs alone (the others given as empty).
+ *		turn.  Longer pairs, and the classes whose shape says so, are left
+ *		to CUB's segmented sort, which the caller runs over those pairs
+ *		alone (the others given as empty).
  */
 #ifndef MP_BATCH_SORT_CUH
 #define MP_BATCH_SORT_CUH
@@ -38,37 +39,74 @@ constexpr int BATCH_SORT_CLASSES = 6;
 constexpr int BATCH_SORT_LONG = BATCH_SORT_CLASSES;
 constexpr int BATCH_SORT_GROUP_MAX = 4096;
 
-/* class c's group: G threads of VT elements, in blocks of NT threads */
-template <int C>
-struct batch_sort_shape;
-
-#define MP_SORT_SHAPE(C, G_, VT_) \
-template <> \
-struct batch_sort_shape<C> \
-{ \
-	static constexpr int G = G_, VT = VT_, NV = G_ * VT_, NT = G_ < 128 ? 128 : G_; \
-}
-
-MP_SORT_SHAPE(0, 32, 4);
-MP_SORT_SHAPE(1, 64, 4);
-MP_SORT_SHAPE(2, 128, 4);
-MP_SORT_SHAPE(3, 128, 8);
-MP_SORT_SHAPE(4, 256, 8);
-MP_SORT_SHAPE(5, 512, 8);
-
-#undef MP_SORT_SHAPE
-
-/* A pair's class by its length: -1 for an empty one, nothing to do. */
+/* A pair's class by its length (class c: up to 128 << c elements), -1
+ * for an empty one, nothing to do. */
 __host__ __device__ __forceinline__ int
 batch_sort_class(int64_t len)
 {
-	return len <= 0 ? -1
-		: len <= batch_sort_shape<0>::NV ? 0
-		: len <= batch_sort_shape<1>::NV ? 1
-		: len <= batch_sort_shape<2>::NV ? 2
-		: len <= batch_sort_shape<3>::NV ? 3
-		: len <= batch_sort_shape<4>::NV ? 4
-		: len <= batch_sort_shape<5>::NV ? 5 : BATCH_SORT_LONG;
+	if (len <= 0)
+		return -1;
+	for (int c = 0; c < BATCH_SORT_CLASSES; c++)
+		if (len <= (128 << c))
+			return c;
+	return BATCH_SORT_LONG;
+}
+
+/*
+ * Class C's group for keys of W bytes: G threads of VT elements (G x VT the
+ * class's longest pair), in blocks of NT threads; or, where CUB, the class
+ * left to CUB's segmented sort with the long pairs (where that measured the
+ * faster: test/bench/NOTES.md, "The segmented sort").
+ */
+template <int W, int C>
+struct batch_sort_shape;
+
+#define MP_SORT_SHAPE(W, C, G_, VT_, CUB_) \
+template <> \
+struct batch_sort_shape<W, C> \
+{ \
+	static constexpr int G = G_, VT = VT_, NV = G_ * VT_, NT = G_ < 128 ? 128 : G_; \
+	static constexpr bool CUB = CUB_; \
+	static_assert(NV == 128 << C, "a class's group holds its longest pair"); \
+}
+
+MP_SORT_SHAPE(4, 0, 32, 4, true);
+MP_SORT_SHAPE(4, 1, 64, 4, false);
+MP_SORT_SHAPE(4, 2, 128, 4, false);
+MP_SORT_SHAPE(4, 3, 128, 8, false);
+MP_SORT_SHAPE(4, 4, 256, 8, false);
+MP_SORT_SHAPE(4, 5, 512, 8, false);
+MP_SORT_SHAPE(8, 0, 32, 4, false);
+MP_SORT_SHAPE(8, 1, 64, 4, false);
+MP_SORT_SHAPE(8, 2, 128, 4, false);
+MP_SORT_SHAPE(8, 3, 128, 8, false);
+MP_SORT_SHAPE(8, 4, 256, 8, false);
+MP_SORT_SHAPE(8, 5, 512, 8, false);
+
+#undef MP_SORT_SHAPE
+
+/* Whether class c's pairs (keys of W bytes) go to CUB's segmented sort. */
+template <int W>
+__host__ __device__ __forceinline__ bool
+batch_sort_by_cub(int c)
+{
+	switch (c)
+	{
+		case 0:
+			return batch_sort_shape<W, 0>::CUB;
+		case 1:
+			return batch_sort_shape<W, 1>::CUB;
+		case 2:
+			return batch_sort_shape<W, 2>::CUB;
+		case 3:
+			return batch_sort_shape<W, 3>::CUB;
+		case 4:
+			return batch_sort_shape<W, 4>::CUB;
+		case 5:
+			return batch_sort_shape<W, 5>::CUB;
+		default:
+			return c == BATCH_SORT_LONG;
+	}
 }
 
 /*
@@ -81,9 +119,9 @@ constexpr int BATCH_SORT_COUNTERS = 16;
  * Pass 1 (place == false): how many pairs each class has, into counts.
  * Pass 2: each short pair's index into its class's part of lists (the
  * classes one after another, in class order); with ends, also each pair's
- * end for the long pairs' sort (its start where the pair is short).
+ * end for CUB's sort (its start where the pair's class is not CUB's).
  */
-template <bool PLACE>
+template <int W, bool PLACE>
 __global__ void __launch_bounds__(256)
 batch_sort_list(const int64_t *__restrict__ off, int64_t npairs,
 				unsigned long long *__restrict__ counters, int64_t *__restrict__ lists,
@@ -112,7 +150,7 @@ batch_sort_list(const int64_t *__restrict__ off, int64_t npairs,
 		const int	c = batch_sort_class(end - begin);
 
 		if (PLACE && ends != nullptr && p < npairs)
-			ends[p] = c == BATCH_SORT_LONG ? end : begin;
+			ends[p] = batch_sort_by_cub<W>(c) ? end : begin;
 		for (int k = 0; k <= (PLACE ? BATCH_SORT_CLASSES - 1 : BATCH_SORT_LONG); k++)
 		{
 			const unsigned mask = __ballot_sync(0xffffffffu, c == k);
