@@ -241,6 +241,21 @@ batch_sort_needs_cub(int64_t min_len, int64_t max_len)
 	return false;
 }
 
+/* Whether every pair of such a batch goes to CUB's segmented sort: then
+ * CUB sorts them over the offsets as they are, without the lists. */
+template <typename T>
+inline bool
+batch_sort_only_cub(int64_t min_len, int64_t max_len)
+{
+	const int	lo = batch_sort_class(min_len),
+				hi = batch_sort_class(max_len);
+
+	for (int c = lo < 0 ? 0 : lo; c <= hi; c++)
+		if (!batch_sort_by_cub<sizeof(T)>(c))
+			return false;
+	return true;
+}
+
 /*
  * The sort of every pair's a, stable (batch/sort.cuh): pairs of up to
  * BATCH_SORT_GROUP_MAX elements by groups of threads but for the classes
@@ -260,9 +275,11 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 					 typename order<T>::key_type *sorted_keys, void *temp, size_t *temp_bytes,
 					 cudaStream_t stream)
 {
-	const bool	by_cub = batch_sort_needs_cub<T>(min_len, max_len);
-	const size_t lists_bytes = ((BATCH_SORT_COUNTERS + npairs) * sizeof(int64_t) + 255) & ~(size_t) 255,
-				ends_bytes = by_cub ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
+	const bool	by_cub = batch_sort_needs_cub<T>(min_len, max_len),
+				only_cub = batch_sort_only_cub<T>(min_len, max_len);
+	const size_t lists_bytes = only_cub ? 0 :
+		((BATCH_SORT_COUNTERS + npairs) * sizeof(int64_t) + 255) & ~(size_t) 255,
+				ends_bytes = by_cub && !only_cub ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
 	size_t		cub_bytes = 0;
 	cudaError_t err;
 	const int64_t *no_off = nullptr;
@@ -289,8 +306,27 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 
 	unsigned long long *counters = (unsigned long long *) temp;
 	int64_t    *lists = (int64_t *) temp + BATCH_SORT_COUNTERS,
-			   *ends = by_cub ? (int64_t *) ((char *) temp + lists_bytes) : nullptr;
+			   *ends = by_cub && !only_cub ? (int64_t *) ((char *) temp + lists_bytes) : nullptr;
 	void	   *cub_temp = (char *) temp + lists_bytes + ends_bytes;
+	/* CUB's sort of its pairs, ending where ends says (the others empty) */
+	const auto	sort_by_cub = [&](const int64_t *cub_ends) -> cudaError_t {
+		if constexpr (std::is_floating_point<T>::value)
+		{
+			batch_fold_keys<T><<<(unsigned) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536),
+				256, 0, stream>>>(in, n, keys);
+			if (cudaError_t e = cudaGetLastError())
+				return e;
+			return cub::DeviceSegmentedSort::StableSortPairs(cub_temp, cub_bytes, keys,
+															 sorted_keys, in, out, n, npairs,
+															 off, cub_ends, stream);
+		}
+		else
+			return cub::DeviceSegmentedSort::StableSortKeys(cub_temp, cub_bytes, in, out, n,
+															npairs, off, cub_ends, stream);
+	};
+
+	if (only_cub)
+		return sort_by_cub(off + 1);
 	const unsigned list_blocks = (unsigned) ((npairs + 255) / 256 < 4096 ? (npairs + 255) / 256 : 4096);
 	int			dev = 0,
 				sms = 0;
@@ -330,21 +366,7 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 		if (err)
 			return err;
 	}
-	if (!by_cub)
-		return cudaSuccess;
-	if constexpr (std::is_floating_point<T>::value)
-	{
-		batch_fold_keys<T><<<(unsigned) ((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536),
-			256, 0, stream>>>(in, n, keys);
-		if ((err = cudaGetLastError()))
-			return err;
-		return cub::DeviceSegmentedSort::StableSortPairs(cub_temp, cub_bytes, keys, sorted_keys,
-														 in, out, n, npairs, off,
-														 (const int64_t *) ends, stream);
-	}
-	else
-		return cub::DeviceSegmentedSort::StableSortKeys(cub_temp, cub_bytes, in, out, n, npairs,
-														off, (const int64_t *) ends, stream);
+	return by_cub ? sort_by_cub(ends) : cudaSuccess;
 }
 
 }								/* namespace mp */

@@ -15,13 +15,14 @@
  *		its warp alone.
  *
  *		Pairs fall into classes by length, each with its group's shape
- *		(batch_sort_shape): a warp of 4 elements a thread for the shortest,
- *		up to 512 threads of 8 for 4096.  Two passes over the offsets list
+ *		(batch_sort_shape): 16 elements a thread, 8 threads for the
+ *		shortest, up to 256 for 4096.  Two passes over the offsets list
  *		each class's pairs (counted, then placed, by one atomic a warp and
  *		class); a kernel a class then runs blocks that take its pairs in
  *		turn.  Longer pairs, and the classes whose shape says so, are left
  *		to CUB's segmented sort, which the caller runs over those pairs
- *		alone (the others given as empty).
+ *		alone (the others given as empty), or over all of them where they
+ *		are all CUB's.
  */
 #ifndef MP_BATCH_SORT_CUH
 #define MP_BATCH_SORT_CUH
@@ -70,18 +71,18 @@ struct batch_sort_shape<W, C> \
 	static_assert(NV == 128 << C, "a class's group holds its longest pair"); \
 }
 
-MP_SORT_SHAPE(4, 0, 32, 4, true);
-MP_SORT_SHAPE(4, 1, 64, 4, false);
-MP_SORT_SHAPE(4, 2, 128, 4, false);
-MP_SORT_SHAPE(4, 3, 128, 8, false);
-MP_SORT_SHAPE(4, 4, 256, 8, false);
-MP_SORT_SHAPE(4, 5, 512, 8, false);
-MP_SORT_SHAPE(8, 0, 32, 4, false);
-MP_SORT_SHAPE(8, 1, 64, 4, false);
-MP_SORT_SHAPE(8, 2, 128, 4, false);
-MP_SORT_SHAPE(8, 3, 128, 8, false);
-MP_SORT_SHAPE(8, 4, 256, 8, false);
-MP_SORT_SHAPE(8, 5, 512, 8, false);
+MP_SORT_SHAPE(4, 0, 8, 16, true);
+MP_SORT_SHAPE(4, 1, 16, 16, false);
+MP_SORT_SHAPE(4, 2, 32, 16, false);
+MP_SORT_SHAPE(4, 3, 64, 16, false);
+MP_SORT_SHAPE(4, 4, 128, 16, false);
+MP_SORT_SHAPE(4, 5, 256, 16, false);
+MP_SORT_SHAPE(8, 0, 8, 16, false);
+MP_SORT_SHAPE(8, 1, 16, 16, false);
+MP_SORT_SHAPE(8, 2, 32, 16, false);
+MP_SORT_SHAPE(8, 3, 64, 16, false);
+MP_SORT_SHAPE(8, 4, 128, 16, false);
+MP_SORT_SHAPE(8, 5, 256, 16, false);
 
 #undef MP_SORT_SHAPE
 
