@@ -98,6 +98,16 @@ struct batch_shape
 	static constexpr int NV = NT * VT;
 };
 
+/* The batched set operations' tiles (batch/setops.cuh; test/bench/NOTES.md,
+ * "The batched set operations' tiles"). */
+template <typename T>
+struct batch_setop_shape
+{
+	static constexpr int NT = 128;
+	static constexpr int VT = sizeof(T) == 4 ? 23 : 15;
+	static constexpr int NV = NT * VT;
+};
+
 }								/* namespace mp */
 
 #endif							/* MP_SHAPES_CUH */

@@ -6,6 +6,8 @@
  *		their bytes, the sort beside cub::DeviceSegmentedSort.
  *
  *	bench_batch [--reps 7]
+ *	SORT_SHAPES=1 or TILE_SHAPES=1 bench_batch: the sweeps that chose the
+ *	shapes (below)
  *
  * Each shape is P pairs of NA + NB sorted keys drawn from [0, NA + NB)
  * (so that the pairs share many keys), on the device before timing.  The
@@ -461,6 +463,124 @@ sweep_shapes(int64_t pairs, int64_t len)
 	CK(cudaFree(d_off));
 }
 
+/*
+ * TILE_SHAPES=1: the merge's and the set operations' tiles swept (128
+ * threads of VT) on one shape of pairs, each result compared with the
+ * default shape's bit for bit (offsets too); the set operations' time is
+ * their kernels' alone, the share of the copy rate as in bench_shape.
+ */
+struct tile_sweep
+{
+	int64_t		pairs,
+				n;
+	double		copy_rate;
+	int64_t    *parts,
+			   *out_off,
+			   *ref_off,
+			   *length;
+	unsigned long long *chain;
+};
+
+template <typename T, int VT>
+static void
+sweep_tile(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
+		   const int64_t *boff, T *out, const T *ref_merge, const T *ref_isect,
+		   const T *ref_union)
+{
+	const float merge_ms = median_ms([&] {
+		CK((mp::batch_merge_on_device<T, 128, VT>(a, aoff, b, boff, t.pairs, t.n, out, t.parts,
+												  (int *) nullptr, 0)));
+	});
+	const bool	merge_same = same_bits(out, ref_merge, t.n);
+
+	printf("  %-8s VT %2d: merge %7.3f ms%s", type_name<T>::get(), VT, merge_ms,
+		   merge_same ? "" : " (DIFFERS)");
+#define MP_SWEEP_SETOP(OP, NAME, REF) \
+	do { \
+		const float ms = median_ms([&] { \
+			CK((mp::batch_setop_on_device<T, OP, 128, VT>(a, aoff, b, boff, t.pairs, t.n, out, \
+														  t.n, t.out_off, t.length, t.parts, \
+														  t.chain, (int *) nullptr, 0))); \
+		}); \
+		int64_t		len = 0; \
+		CK(cudaMemcpy(&len, t.length, sizeof(len), cudaMemcpyDeviceToHost)); \
+		const bool	same = same_bits(out, REF, len) && \
+			thrust::equal(thrust::device, t.out_off, t.out_off + t.pairs + 1, \
+						  (REF) == ref_isect ? t.ref_off : t.ref_off + t.pairs + 1); \
+		printf(" | %s %7.3f ms, %5.1f%% of copy%s", NAME, ms, \
+			   100.0 * (t.n + len) * sizeof(T) / ms / t.copy_rate, same ? "" : " (DIFFERS)"); \
+	} while (0)
+	MP_SWEEP_SETOP(MP_INTERSECT, "intersect", ref_isect);
+	MP_SWEEP_SETOP(MP_UNION, "union", ref_union);
+#undef MP_SWEEP_SETOP
+	printf("\n");
+}
+
+template <typename T>
+static void
+sweep_tiles(const shape &s)
+{
+	const int64_t pairs = s.pairs,
+				na = pairs * s.na,
+				nb = pairs * s.nb,
+				n = na + nb;
+	std::vector<int64_t> a_off,
+				b_off;
+	int64_t    *aoff,
+			   *boff;
+	T		   *a = make_side<T>(pairs, s.na, 11, s.na + s.nb, true, a_off, &aoff);
+	T		   *b = make_side<T>(pairs, s.nb, 12, s.na + s.nb, true, b_off, &boff);
+	T		   *out,
+			   *refs;
+	tile_sweep	t = {pairs, n, 0, nullptr, nullptr, nullptr, nullptr, nullptr};
+	const int64_t words = mp::batch_setop_chain_words<T, 128 * 7>(n);
+
+	CK(cudaMalloc(&out, n * sizeof(T)));
+	CK(cudaMalloc(&refs, 3 * n * sizeof(T)));
+	CK(cudaMalloc(&t.parts, mp::batch_merge_parts<T, 128 * 7>(n) * sizeof(int64_t)));
+	CK(cudaMalloc(&t.out_off, (pairs + 1) * sizeof(int64_t)));
+	CK(cudaMalloc(&t.ref_off, 2 * (pairs + 1) * sizeof(int64_t)));
+	CK(cudaMalloc(&t.length, sizeof(int64_t)));
+	CK(cudaMalloc(&t.chain, words * sizeof(unsigned long long)));
+	t.copy_rate = 2.0 * n * sizeof(T) / median_ms([&] {
+		CK(cudaMemcpyAsync(out, a, na * sizeof(T), cudaMemcpyDeviceToDevice));
+		CK(cudaMemcpyAsync(out + na, b, nb * sizeof(T), cudaMemcpyDeviceToDevice));
+	});
+	/* the default shapes' results */
+	CK(mp::batch_merge_on_device<T>(a, aoff, b, boff, pairs, n, refs, t.parts, (int *) nullptr,
+									0));
+	CK((mp::batch_setop_on_device<T, MP_INTERSECT>(a, aoff, b, boff, pairs, n, refs + n, n,
+												   t.ref_off, t.length, t.parts, t.chain,
+												   (int *) nullptr, 0)));
+	CK((mp::batch_setop_on_device<T, MP_UNION>(a, aoff, b, boff, pairs, n, refs + 2 * n, n,
+											   t.ref_off + pairs + 1, t.length, t.parts, t.chain,
+											   (int *) nullptr, 0)));
+	printf("%s, %" PRId64 " pairs of %" PRId64 " + %" PRId64 " (default VT %d / %d):\n",
+		   type_name<T>::get(), pairs, s.na, s.nb, mp::batch_shape<T>::VT,
+		   mp::batch_setop_shape<T>::VT);
+	sweep_tile<T, 7>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	sweep_tile<T, 11>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	sweep_tile<T, 15>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	sweep_tile<T, 19>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	sweep_tile<T, 23>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	if constexpr (sizeof(T) == 4)
+	{
+		sweep_tile<T, 27>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_tile<T, 31>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+	}
+	CK(cudaFree(a));
+	CK(cudaFree(b));
+	CK(cudaFree(aoff));
+	CK(cudaFree(boff));
+	CK(cudaFree(out));
+	CK(cudaFree(refs));
+	CK(cudaFree(t.parts));
+	CK(cudaFree(t.out_off));
+	CK(cudaFree(t.ref_off));
+	CK(cudaFree(t.length));
+	CK(cudaFree(t.chain));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -472,6 +592,15 @@ main(int argc, char **argv)
 		sweep_shapes<int64_t>(1000000, 100);
 		sweep_shapes<int32_t>(100000, 1000);
 		sweep_shapes<int64_t>(100000, 1000);
+		return 0;
+	}
+	if (getenv("TILE_SHAPES"))
+	{
+		for (int k = 0; k < 2; k++)
+		{
+			sweep_tiles<int32_t>(shapes[k]);
+			sweep_tiles<int64_t>(shapes[k]);
+		}
 		return 0;
 	}
 	for (const shape &s : shapes)

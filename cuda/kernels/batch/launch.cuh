@@ -27,27 +27,26 @@ batch_tiles(int64_t n)
 	return (n + batch_shape<T>::NV - 1) / batch_shape<T>::NV;
 }
 
-/* The words of partition the batched merge of total outputs needs. */
-template <typename T>
+/* The words of partition the batched merge of total outputs needs, in
+ * tiles of NV. */
+template <typename T, int NV = batch_shape<T>::NV>
 inline int64_t
 batch_merge_parts(int64_t total)
 {
-	return 2 * (batch_tiles<T>(total) + 1);
+	return 2 * ((total + NV - 1) / NV + 1);
 }
 
 /*
  * The merge of every pair: out[a_off[p] + b_off[p] ..) is pair p's.  parts:
- * room for batch_merge_parts(total) words.
+ * room for batch_merge_parts(total) words.  Tiles of NT threads of VT.
  */
-template <typename T>
+template <typename T, int NT = batch_shape<T>::NT, int VT = batch_shape<T>::VT>
 inline cudaError_t
 batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
 					  int64_t npairs, int64_t total, T *out, int64_t *parts, int *unsorted,
 					  cudaStream_t stream)
 {
-	constexpr int NT = batch_shape<T>::NT,
-				VT = batch_shape<T>::VT;
-	const int64_t tiles = batch_tiles<T>(total);
+	const int64_t tiles = (total + NT * VT - 1) / (NT * VT);
 
 	if (total == 0)
 		return cudaSuccess;
@@ -61,19 +60,19 @@ batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 }
 
 /* The words of partition and of look-back chain (with the tiles' counter)
- * the batched set operations over total inputs need. */
-template <typename T>
+ * the batched set operations over total inputs need, in tiles of NV. */
+template <typename T, int NV = batch_setop_shape<T>::NV>
 inline int64_t
 batch_setop_parts(int64_t total)
 {
-	return 2 * (batch_tiles<T>(total) + 1);
+	return 2 * ((total + NV - 1) / NV + 1);
 }
 
-template <typename T>
+template <typename T, int NV = batch_setop_shape<T>::NV>
 inline int64_t
 batch_setop_chain_words(int64_t total)
 {
-	return batch_tiles<T>(total) * setop_chain::STRIDE + 1;
+	return (total + NV - 1) / NV * setop_chain::STRIDE + 1;
 }
 
 /*
@@ -82,18 +81,17 @@ batch_setop_chain_words(int64_t total)
  * *length.  Raises *unsorted (if not null) on unsorted input.  total (both
  * sides' elements) stays below 2^31: the chain counts in ints.  parts and
  * chain: room for batch_setop_parts(total) and batch_setop_chain_words(total)
- * words.
+ * words.  Tiles of NT threads of VT (batch_setop_shape).
  */
-template <typename T, mp_setop OP>
+template <typename T, mp_setop OP, int NT = batch_setop_shape<T>::NT,
+		  int VT = batch_setop_shape<T>::VT>
 inline cudaError_t
 batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
 					  int64_t npairs, int64_t total, T *out, int64_t capacity,
 					  int64_t *out_off, int64_t *length, int64_t *parts,
 					  unsigned long long *chain, int *unsorted, cudaStream_t stream)
 {
-	constexpr int NT = batch_shape<T>::NT,
-				VT = batch_shape<T>::VT;
-	const int64_t tiles = batch_tiles<T>(total);
+	const int64_t tiles = (total + NT * VT - 1) / (NT * VT);
 	cudaError_t err;
 
 	if (total > INT32_MAX)
