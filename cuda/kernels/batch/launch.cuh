@@ -224,34 +224,36 @@ batch_sort_class_on_device(const T *in, const int64_t *off, int64_t npairs,
 	return cudaGetLastError();
 }
 
-/* Whether a batch whose pairs span min_len .. max_len elements has pairs
- * for CUB's segmented sort (batch_sort_shape). */
+/* Whether some of the classes that a batch's pairs span (min_len ..
+ * max_len elements) are left to CUB's segmented sort (batch_sort_shape),
+ * and whether all of them are: then CUB sorts the pairs over the offsets
+ * as they are, without the lists. */
+template <typename T>
+inline void
+batch_sort_cub_classes(int64_t min_len, int64_t max_len, bool *some, bool *all)
+{
+	const int	lo = batch_sort_class(min_len),
+				hi = batch_sort_class(max_len);
+
+	*some = false;
+	*all = true;
+	for (int c = lo < 0 ? 0 : lo; c <= hi; c++)
+	{
+		*some |= batch_sort_by_cub<sizeof(T)>(c);
+		*all &= batch_sort_by_cub<sizeof(T)>(c);
+	}
+	*all &= *some;
+}
+
 template <typename T>
 inline bool
 batch_sort_needs_cub(int64_t min_len, int64_t max_len)
 {
-	const int	lo = batch_sort_class(min_len),
-				hi = batch_sort_class(max_len);
+	bool		some,
+				all;
 
-	for (int c = lo < 0 ? 0 : lo; c <= hi; c++)
-		if (batch_sort_by_cub<sizeof(T)>(c))
-			return true;
-	return false;
-}
-
-/* Whether every pair of such a batch goes to CUB's segmented sort: then
- * CUB sorts them over the offsets as they are, without the lists. */
-template <typename T>
-inline bool
-batch_sort_only_cub(int64_t min_len, int64_t max_len)
-{
-	const int	lo = batch_sort_class(min_len),
-				hi = batch_sort_class(max_len);
-
-	for (int c = lo < 0 ? 0 : lo; c <= hi; c++)
-		if (!batch_sort_by_cub<sizeof(T)>(c))
-			return false;
-	return true;
+	batch_sort_cub_classes<T>(min_len, max_len, &some, &all);
+	return some;
 }
 
 /*
@@ -273,8 +275,11 @@ batch_sort_on_device(const T *in, const int64_t *off, int64_t npairs, int64_t n,
 					 typename order<T>::key_type *sorted_keys, void *temp, size_t *temp_bytes,
 					 cudaStream_t stream)
 {
-	const bool	by_cub = batch_sort_needs_cub<T>(min_len, max_len),
-				only_cub = batch_sort_only_cub<T>(min_len, max_len);
+	bool		by_cub,
+				only_cub;
+
+	batch_sort_cub_classes<T>(min_len, max_len, &by_cub, &only_cub);
+
 	const size_t lists_bytes = only_cub ? 0 :
 		((BATCH_SORT_COUNTERS + npairs) * sizeof(int64_t) + 255) & ~(size_t) 255,
 				ends_bytes = by_cub && !only_cub ? (npairs * sizeof(int64_t) + 255) & ~(size_t) 255 : 0;
