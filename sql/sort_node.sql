@@ -328,6 +328,14 @@ SELECT q, node_memory_kb(q) <= 32768 * 1.05 AS within_work_mem
 FROM (VALUES ('SELECT k, k::int8 * 3 AS p FROM big ORDER BY k'),
              ('SELECT k, -k AS i, k::int8 * 3 AS p FROM big ORDER BY k'),
              ('SELECT k, k::text AS t FROM big ORDER BY k')) v(q);
+-- and at 64kB, where 1M rows kept as tuples make some 1300 runs: each
+-- run's structures (its tape's, about 240 bytes) once took 486kB in all;
+-- the runs now merge as they come from a quarter of the memory's worth on
+-- (232kB: the merge's six windows of 32kB, and the rest)
+SET work_mem = '64kB';
+SET mergepath.gpu_sort_mem = 0;
+SELECT node_memory_kb('SELECT k, k::text AS t FROM big ORDER BY k') < 320 AS runs_bounded;
+RESET mergepath.gpu_sort_mem;
 SET work_mem = '64MB';
 
 -- rows kept from a projection, with alignment padding in front of a long

@@ -85,6 +85,14 @@
 /* A run's records read from its tape this many bytes at a time. */
 #define READ_AHEAD ((Size) 2 << 10)
 
+/*
+ * What a run on disk holds of the sort's memory while it waits for the
+ * merge (its tape's structures, block list and entry among the runs):
+ * measured, about 240 bytes.  From a quarter of the memory's worth of runs
+ * on, the runs merge as they come (cascade_runs).
+ */
+#define RUN_BYTES	256
+
 typedef struct rs_keydef
 {
 	AttrNumber	attno;
@@ -125,6 +133,7 @@ typedef struct rs_run
 {
 	LogicalTape *tape;
 	int64		rows;
+	int			level;			/* written: 0; merged while loading: its inputs' + 1 */
 	bool		wide;			/* its keys have every NULL bit */
 	bool		keys_only;		/* its records are keys alone (key rows) */
 } rs_run;
@@ -1445,6 +1454,7 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only
 	rs->runs[rs->nruns].rows = rows;
 	rs->runs[rs->nruns].wide = wide;
 	rs->runs[rs->nruns].keys_only = keys_only;
+	rs->runs[rs->nruns].level = 0;
 	rs->nruns++;
 	rs->stats.runs++;
 }
@@ -2190,6 +2200,7 @@ drain_device(mp_rowsort *rs)
 		}
 	}
 	add_run(rs, tape, rs->dev_rows, true, false);
+	rs->runs[rs->nruns - 1].level = INT_MAX;	/* never merged while loading */
 	rs->stats.runs--;			/* counted as shipped */
 	pfree(rs->fetch_buf);
 	pfree(rs->fetch_rows);
@@ -2200,6 +2211,8 @@ drain_device(mp_rowsort *rs)
 	rs->stats.write_ms += mp_now_ms() - t0;
 }
 
+static void cascade_runs(mp_rowsort *rs);
+
 /* The rows held go to the GPU's store, or to a run on disk. */
 static void
 spill(mp_rowsort *rs)
@@ -2209,6 +2222,7 @@ spill(mp_rowsort *rs)
 	if (rs->dev)
 		drain_device(rs);
 	write_run(rs);
+	cascade_runs(rs);
 }
 
 /*
@@ -2597,6 +2611,7 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 
 	merge_begin(rs, rs->runs + from, k);
 	run.wide = rs->merge_wide;
+	run.level = 0;
 	run.keys_only = true;
 	for (int r = 0; r < k; r++)
 		run.keys_only &= rs->runs[from + r].keys_only;
@@ -2684,6 +2699,47 @@ merge_passes(mp_rowsort *rs)
 		rs->nruns = nnext;
 		rs->runs_room = nnext;
 		rs->stats.passes++;
+	}
+}
+
+/*
+ * Runs merged while the input is still read, so that their structures stay
+ * within a quarter of the memory: once there are that many runs (at least
+ * two merges' worth), whenever the newest runs include a merge's worth of
+ * one level, they become one run of the next level, as the digits of a
+ * counter carry.  Every row is merged about once a level, as passes at the
+ * end would merge it; the runs before the first such merge wait for the
+ * end.  Only a sort of thousands of runs gets here (a quarter of 4MB is
+ * some 4000 runs; at 64kB, 64).  The merge has the memory the rows had.
+ */
+static void
+cascade_runs(mp_rowsort *rs)
+{
+	int			order = merge_order(rs);
+	int			cap = (int) Max((Size) 2 * order, rs->limit / 4 / RUN_BYTES);
+
+	if (rs->nruns < cap)
+		return;
+	for (;;)
+	{
+		int			n = rs->nruns,
+					level;
+		rs_run		run;
+
+		if (n < order || rs->runs[n - order].level != rs->runs[n - 1].level ||
+			rs->runs[n - 1].level == INT_MAX)
+			break;
+		level = rs->runs[n - 1].level;
+		merge_layout(rs);
+		run = merge_to_run(rs, n - order, order);
+		run.level = level + 1;
+		MemoryContextReset(rs->merge_cxt);
+		rs->inputs = NULL;
+		rs->ninputs = 0;
+		rs->runs[n - order] = run;
+		rs->nruns = n - order + 1;
+		/* the rows merged most often went through one merge a level */
+		rs->stats.passes = Max(rs->stats.passes, run.level);
 	}
 }
 
