@@ -160,6 +160,7 @@ DECLARE
   n int;
   budget int;
   peak int;
+  again text;
 BEGIN
   PERFORM set_config('enable_hashjoin', 'off', true);
   PERFORM set_config('enable_mergejoin', 'off', true);
@@ -168,6 +169,8 @@ BEGIN
     IF line ~ 'in \d+ key ranges' THEN
       n := substring(line FROM 'in (\d+) key ranges')::int;
       budget := substring(line FROM 'outgrew (\d+)kB')::int;
+      again := CASE WHEN line ~ 'split again' THEN 'the spool split again'
+                    ELSE 'the spool''s buckets as the ranges' END;
     END IF;
     peak := coalesce(substring(line FROM 'Shared Inner Memory: at most (\d+)kB')::int, peak);
   END LOOP;
@@ -175,9 +178,9 @@ BEGIN
   PERFORM set_config('enable_mergejoin', 'on', true);
   PERFORM set_config('enable_nestloop', 'on', true);
   RETURN CASE WHEN n IS NULL THEN 'in memory'
-              ELSE format('%s, %s', CASE WHEN n > 1 THEN 'several key ranges' ELSE 'one key range' END,
+              ELSE format('%s, %s, %s', CASE WHEN n > 1 THEN 'several key ranges' ELSE 'one key range' END,
                           CASE WHEN peak <= 3 * budget THEN 'within the memory'
-                               ELSE 'OVER THE MEMORY' END) END;
+                               ELSE 'OVER THE MEMORY' END, again) END;
 END $$;
 SELECT kind, check_parallel(q)
 FROM (VALUES ('inner', 'SELECT a.id, b.id, b.note FROM qa a JOIN qb b USING (i4)'),

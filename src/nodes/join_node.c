@@ -1401,19 +1401,39 @@ join_rescan(CustomScanState *node)
 			ExecReScan(inputs[s]);
 }
 
+/* What Parallel Hash Join's table may hold: hash_mem x the participants. */
+static Size
+shared_budget(ParallelContext *pcxt)
+{
+	int			participants = pcxt->nworkers + (parallel_leader_participation ? 1 : 0);
+
+	return get_hash_memory_limit() * Max(participants, 1);
+}
+
+/*
+ * The spool's key buckets, from the planner's estimate of the inner side:
+ * a partial plan's rows are a participant's, and the participants read
+ * about as many each.
+ */
+static int
+spool_buckets(MergepathJoinState *state, ParallelContext *pcxt)
+{
+	Plan	   *plan = state->inner.ps->plan;
+
+	return mp_join_spool_buckets(plan->plan_rows * (pcxt->nworkers + 1), plan->plan_width,
+								 shared_budget(pcxt));
+}
+
 static Size
 join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return mp_join_shared_size(pcxt->nworkers);
+	return mp_join_shared_size(pcxt->nworkers, spool_buckets((MergepathJoinState *) node, pcxt));
 }
 
 static void
 join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	MergepathJoinState *state = (MergepathJoinState *) node;
-
-	/* what Parallel Hash Join's table may hold: hash_mem x the participants */
-	int			participants = pcxt->nworkers + (parallel_leader_participation ? 1 : 0);
 
 	/*
 	 * No dynamic shared memory segment could be made (the query runs in the
@@ -1422,8 +1442,8 @@ join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	 */
 	if (pcxt->seg == NULL)
 		return;
-	mp_join_shared_init(coordinate, pcxt->nworkers,
-						get_hash_memory_limit() * Max(participants, 1), pcxt->seg);
+	mp_join_shared_init(coordinate, pcxt->nworkers, shared_budget(pcxt),
+						spool_buckets(state, pcxt), pcxt->seg);
 	state->shared = coordinate;
 	state->area = node->ss.ps.state->es_query_dsa;
 }
@@ -1499,12 +1519,14 @@ join_type_name(JoinType jointype)
 static void
 explain_ranges(MergepathJoinState *state, ExplainState *es)
 {
-	int			nranges = 0;
+	int			nranges = 0,
+				buckets = 0;
 	int64		rows = 0;
 	Size		peak = 0,
 				budget = 0,
 				disk = 0;
-	bool		gpu = false;
+	bool		gpu = false,
+				respilled = false;
 
 	for (int i = 0; i < state->nreports; i++)
 	{
@@ -1516,14 +1538,17 @@ explain_ranges(MergepathJoinState *state, ExplainState *es)
 		budget = Max(budget, r->budget);
 		disk += r->disk_bytes;
 		gpu |= r->sort_gpu;
+		buckets = Max(buckets, r->buckets);
+		respilled |= r->respilled;
 	}
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		char		buf[200];
 
 		snprintf(buf, sizeof(buf), INT64_FORMAT " rows in %d key ranges (the inner side outgrew "
-				 INT64_FORMAT "kB), merged on %s", rows, nranges, (int64) (budget + 1023) / 1024,
-				 gpu ? "gpu" : "cpu");
+				 INT64_FORMAT "kB; spooled in %d key buckets%s), merged on %s", rows, nranges,
+				 (int64) (budget + 1023) / 1024, buckets,
+				 respilled ? ", split again" : "", gpu ? "gpu" : "cpu");
 		ExplainPropertyText("Shared Inner Rows", buf, es);
 		snprintf(buf, sizeof(buf), "at most " INT64_FORMAT "kB", (int64) (peak + 1023) / 1024);
 		ExplainPropertyText("Shared Inner Memory", buf, es);
@@ -1534,6 +1559,8 @@ explain_ranges(MergepathJoinState *state, ExplainState *es)
 	{
 		ExplainPropertyInteger("Shared Inner Rows", NULL, rows, es);
 		ExplainPropertyInteger("Key Ranges", NULL, nranges, es);
+		ExplainPropertyInteger("Spool Key Buckets", NULL, buckets, es);
+		ExplainPropertyBool("Spool Split Again", respilled, es);
 		ExplainPropertyInteger("Shared Inner Memory Budget", "kB", (int64) (budget + 1023) / 1024,
 							   es);
 		ExplainPropertyInteger("Shared Inner Peak Memory", "kB", (int64) (peak + 1023) / 1024, es);

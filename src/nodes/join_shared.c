@@ -35,17 +35,26 @@
  *
  * Beyond the memory.  The inner side may hold what Parallel Hash Join's
  * table may: hash_mem x the participants.  Once the chunks and the arrays
- * they need outgrow it, the participants write the rows they read next to
- * a shared tuplestore (the spool), and each keeps a reservoir sample of the
- * keys it read.  The elected participant then picks split points from the
+ * they need outgrow it, the first participant to see it splits the keys
+ * into buckets at quantiles of the keys it has sampled so far (as many
+ * buckets as make each about a third of the memory for the inner side the
+ * planner expects), and the participants write the rows they read next to
+ * the buckets' shared tuplestores (the spool); each keeps a reservoir
+ * sample of all the keys it read.  The elected participant then counts
+ * each bucket's rows, those in memory among them.  Where no bucket needs
+ * more than half the memory, runs of whole buckets make key ranges of
+ * about half the memory each (two ranges may be in memory at once, one
+ * built while the last participants finish the one before), the rows in
+ * memory are written to their buckets too, and each spooled row is
+ * written once.  Otherwise (keys read in the order the table holds them
+ * give a sample of one end of them) the split points come from all the
  * samples (weighted by the rows each participant read), so that each key
- * range's inner rows take about half the memory: two ranges may be in
- * memory at once, one built while the last participants finish the one
- * before.  The participants write the rows in memory and the spooled ones
- * to the ranges' tuplestores, then read their outer input into the same
- * ranges; rows with a NULL key that the join returns go to the first
- * range.  Then each range in turn is built as the whole inner side is, by
- * whichever participants come to it, and its outer rows are read by the
+ * range's inner rows take about half the memory, and the rows in memory
+ * and the spooled ones are written to the ranges' tuplestores.  The
+ * participants then read their outer input into the same ranges; rows
+ * with a NULL key that the join returns go to the first range.  Then each
+ * range in turn is built as the whole inner side is, by whichever
+ * participants come to it, and its outer rows are read by the
  * participants from its tuplestore, in batches of their memory.  The last
  * participant to leave a range frees it, after returning its unmatched
  * inner rows for a RIGHT or FULL join.  A key that has more rows than a
@@ -78,9 +87,10 @@
 #define BUILD_DECIDE 1				/* one sets up the merge, or splits it into ranges */
 #define BUILD_MERGE	2				/* in memory: participants merge the sorted parts */
 #define BUILD_DONE	3				/* in memory: built */
-#define BUILD_SPLIT_INNER 2			/* in ranges: the inner rows written out */
-#define BUILD_SPLIT_OUTER 3			/* the outer rows written out */
-#define BUILD_RANGES 4				/* each range joined in turn */
+#define BUILD_SPLIT_INNER 2			/* in ranges: the inner rows in memory written out */
+#define BUILD_RESPILL 3				/* the spool split into the ranges, where its buckets are not */
+#define BUILD_SPLIT_OUTER 4			/* the outer rows written out */
+#define BUILD_RANGES 5				/* each range joined in turn */
 
 /* The probe's phases (RIGHT and FULL joins). */
 #define PROBE_RUNNING 0
@@ -118,6 +128,12 @@
 
 /* Rows written out between interrupt checks. */
 #define WRITE_CHUNK 8192
+
+/*
+ * At most this many key buckets for the rows spooled beyond the memory (a
+ * tuplestore each, with a write buffer per participant).
+ */
+#define MAX_BUCKETS 128
 
 /* Every allocation of the build starts with a link to the next of its list. */
 typedef struct shared_link
@@ -177,7 +193,23 @@ struct mp_join_shared
 	int			nworkers;
 	dsm_handle	seg;
 	SharedFileSet fileset;
-	Size		spool_off;		/* the spool's tuplestore, after the reports */
+
+	/*
+	 * The spool in key buckets: their split points (nsplit of them, set by
+	 * the first participant to outgrow the memory, from its sample), each
+	 * bucket's spooled rows and bytes, and where the buckets make the key
+	 * ranges (range r's spooled rows are buckets first_bucket[r] up to
+	 * first_bucket[r + 1]), unless a bucket outgrew a range (respill): then
+	 * the spool is split into the ranges again.
+	 */
+	int			nbuckets;		/* the buckets' tuplestores, after the reports */
+	int			nsplit;
+	bool		respill;
+	uint64		bucket_split[MAX_BUCKETS - 1];
+	int64		bucket_rows[MAX_BUCKETS];
+	Size		bucket_bytes[MAX_BUCKETS];
+	int16		first_bucket[MAX_BUCKETS + 1];
+	Size		spool_off;		/* the buckets' tuplestores, after the reports */
 	mp_join_part_report reports[FLEXIBLE_ARRAY_MEMBER];	/* the leader's, then the workers' */
 };
 
@@ -188,9 +220,10 @@ participants(const mp_join_shared *sh)
 }
 
 static inline SharedTuplestore *
-spool_store(mp_join_shared *sh)
+spool_store(mp_join_shared *sh, int b)
 {
-	return (SharedTuplestore *) ((char *) sh + sh->spool_off);
+	return (SharedTuplestore *) ((char *) sh + sh->spool_off +
+								 (Size) b * MAXALIGN(sts_estimate(participants(sh))));
 }
 
 /* A key range's entry: its side, then its inner and outer tuplestores. */
@@ -216,12 +249,28 @@ range_store(mp_join_shared *sh, dsa_area *area, int r, bool outer)
 }
 
 Size
-mp_join_shared_size(int nworkers)
+mp_join_shared_size(int nworkers, int nbuckets)
 {
 	Size		reports = add_size(offsetof(mp_join_shared, reports),
 								   mul_size(nworkers + 1, sizeof(mp_join_part_report)));
 
-	return add_size(MAXALIGN(reports), sts_estimate(nworkers + 1));
+	Assert(nbuckets >= 1 && nbuckets <= MAX_BUCKETS);
+	return add_size(MAXALIGN(reports), mul_size(nbuckets, MAXALIGN(sts_estimate(nworkers + 1))));
+}
+
+/*
+ * Key buckets for the spool: each about a third of the memory, for the
+ * inner side the planner expects (rows of width bytes, as the shared memory
+ * holds them), so that whole buckets make ranges of at most half the
+ * memory with room for the estimate to be short by half.
+ */
+int
+mp_join_spool_buckets(double rows, int width, Size budget)
+{
+	double		bytes = rows * (MAXALIGN(SizeofMinimalTupleHeader + width) + ROW_BYTES);
+	double		want = ceil(3.0 * bytes / Max(budget, 1));
+
+	return (int) Max(4.0, Min(want, (double) MAX_BUCKETS));
 }
 
 static void
@@ -236,11 +285,10 @@ init_side(mp_shared_side *side)
 
 /* The state of a build not started, the file set and the segment aside. */
 static void
-init_state(mp_join_shared *sh, int nworkers, Size budget)
+init_state(mp_join_shared *sh, int nworkers, Size budget, int nbuckets)
 {
 	Size		reports = offsetof(mp_join_shared, reports) +
 		(nworkers + 1) * sizeof(mp_join_part_report);
-	SharedTuplestoreAccessor *acc;
 
 	memset(sh->reports, 0, (nworkers + 1) * sizeof(mp_join_part_report));
 	BarrierInit(&sh->build, 0);
@@ -257,20 +305,32 @@ init_state(mp_join_shared *sh, int nworkers, Size budget)
 	sh->samples = sh->claim = sh->splitters = sh->ranges = InvalidDsaPointer;
 	sh->nranges = 0;
 	sh->nworkers = nworkers;
+	sh->nbuckets = nbuckets;
+	sh->nsplit = -1;
+	sh->respill = false;
+	memset(sh->bucket_rows, 0, sizeof(sh->bucket_rows));
+	memset(sh->bucket_bytes, 0, sizeof(sh->bucket_bytes));
 	sh->spool_off = MAXALIGN(reports);
-	acc = sts_initialize(spool_store(sh), nworkers + 1, 0, sizeof(row_meta),
-						 SHARED_TUPLESTORE_SINGLE_PASS, &sh->fileset, "mpjoin.spool");
-	pfree(acc);					/* each participant attaches on its own */
+	for (int b = 0; b < nbuckets; b++)
+	{
+		char		name[32];
+
+		snprintf(name, sizeof(name), "mpjoin.spool.%d", b);
+		/* each participant attaches on its own */
+		pfree(sts_initialize(spool_store(sh, b), nworkers + 1, 0, sizeof(row_meta),
+							 SHARED_TUPLESTORE_SINGLE_PASS, &sh->fileset, name));
+	}
 }
 
 /* In the leader, as the Gather sets up the query's segment. */
 void
-mp_join_shared_init(mp_join_shared *sh, int nworkers, Size budget, dsm_segment *seg)
+mp_join_shared_init(mp_join_shared *sh, int nworkers, Size budget, int nbuckets,
+					dsm_segment *seg)
 {
-	memset(sh, 0, mp_join_shared_size(nworkers));
+	memset(sh, 0, mp_join_shared_size(nworkers, nbuckets));
 	SharedFileSetInit(&sh->fileset, seg);
 	sh->seg = dsm_segment_handle(seg);
-	init_state(sh, nworkers, budget);
+	init_state(sh, nworkers, budget, nbuckets);
 }
 
 /* In a worker: the temporary files shared, while it is attached. */
@@ -352,7 +412,7 @@ mp_join_shared_reset(mp_join_shared *sh, dsa_area *area)
 		free_pointer(area, &sh->splitters);
 	}
 	SharedFileSetDeleteAll(&sh->fileset);
-	init_state(sh, sh->nworkers, sh->budget);
+	init_state(sh, sh->nworkers, sh->budget, sh->nbuckets);
 }
 
 mp_join_part_report *
@@ -392,6 +452,80 @@ mp_join_inner_attach(mp_join_inner *in, mp_join_shared *sh, dsa_area *area, mp_k
 	in->skip = -1;
 }
 
+/*
+ * The number of the n split points at or below key: a key's range or
+ * bucket.  A search without branches on the keys (a conditional move a
+ * step), as every row of both sides takes one: the branches of a plain
+ * binary search went wrong half the time.
+ */
+static inline int
+count_at_or_below(const uint64 *split, int n, uint64 key)
+{
+	const uint64 *base = split;
+
+	if (n <= 0)
+		return 0;
+	while (n > 1)
+	{
+		int			half = n / 2;
+
+		base = base[half] <= key ? base + half : base;
+		n -= half;
+	}
+	return (int) (base - split) + (base[0] <= key);
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a,
+				y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The inner side outgrew the memory while this participant read it: the
+ * spool's key buckets, split at quantiles of the keys it has sampled (the
+ * first to get here sets them; the others use them), and from now on every
+ * participant spools.  Keys in the order the table holds them make a
+ * sample of one end of them, and a bucket that outgrows a range then has
+ * the spool split again (split()).
+ */
+static void
+start_spill(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+	int			nb = sh->nbuckets,
+				nsplit = 0;
+	uint64	   *split = palloc(MAX_BUCKETS * sizeof(uint64));
+
+	if (in->nsample > 0)
+	{
+		uint64	   *keys = palloc(in->nsample * sizeof(uint64));
+
+		memcpy(keys, in->sample, in->nsample * sizeof(uint64));
+		qsort(keys, in->nsample, sizeof(uint64), cmp_key);
+		for (int b = 1; b < nb; b++)
+		{
+			uint64		k = keys[(int64) b * in->nsample / nb];
+
+			if (nsplit == 0 || k > split[nsplit - 1])
+				split[nsplit++] = k;
+		}
+		pfree(keys);
+	}
+	SpinLockAcquire(&sh->mutex);
+	if (!sh->spilling)
+	{
+		memcpy(sh->bucket_split, split, nsplit * sizeof(uint64));
+		sh->nsplit = nsplit;
+		sh->spilling = true;
+	}
+	SpinLockRelease(&sh->mutex);
+	pfree(split);
+}
+
 /* A new allocation of the DSA, put on the list at *head. */
 static void *
 shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nnull,
@@ -399,6 +533,7 @@ shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nn
 {
 	mp_join_shared *sh = in->sh;
 	shared_link *link;
+	bool		over = false;
 
 	*dp = dsa_allocate_extended(in->area, bytes, DSA_ALLOC_HUGE);
 	link = dsa_get_address(in->area, *dp);
@@ -415,10 +550,11 @@ shared_alloc(mp_join_inner *in, dsa_pointer *head, Size bytes, int64 n, int64 nn
 		/* the rows read so far counted; beyond the budget, the rest is spooled */
 		sh->mem_rows += in->n + in->nnull - in->counted;
 		in->counted = in->n + in->nnull;
-		if (sh->bytes + (Size) sh->mem_rows * ROW_BYTES > sh->budget)
-			sh->spilling = true;
+		over = !sh->spilling && sh->bytes + (Size) sh->mem_rows * ROW_BYTES > sh->budget;
 	}
 	SpinLockRelease(&sh->mutex);
+	if (over)
+		start_spill(in);
 	return link;
 }
 
@@ -492,6 +628,32 @@ sample_key(mp_join_inner *in, uint64 key)
 	in->seen += 1;
 }
 
+/* This participant's view of the spool's buckets, once they are set. */
+static void
+attach_spool(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+
+	/* the lock orders the reads of the split points after their writes */
+	SpinLockAcquire(&sh->mutex);
+	in->nsplit = sh->nsplit;
+	SpinLockRelease(&sh->mutex);
+	Assert(in->nsplit >= 0);
+	in->bucket_split = sh->bucket_split;
+	in->spool = palloc0(sh->nbuckets * sizeof(SharedTuplestoreAccessor *));
+	in->bucket_rows = palloc0(sh->nbuckets * sizeof(int64));
+	in->bucket_bytes = palloc0(sh->nbuckets * sizeof(Size));
+}
+
+/* Bucket b's tuplestore, attached at its first use. */
+static SharedTuplestoreAccessor *
+spool_accessor(mp_join_inner *in, int b)
+{
+	if (in->spool[b] == NULL)
+		in->spool[b] = sts_attach(spool_store(in->sh, b), in->participant, &in->sh->fileset);
+	return in->spool[b];
+}
+
 /*
  * A row into a tuplestore, its bytes counted as written to disk; meta NULL
  * for an outer range's, which carries none.
@@ -535,11 +697,15 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 		if (*spilling)
 		{
 			bool		should_free;
+			int			b;
 
-			if (in->spool == NULL)
-				in->spool = sts_attach(spool_store(in->sh), in->participant, &in->sh->fileset);
+			if (in->bucket_rows == NULL)
+				attach_spool(in);
+			b = isnull ? 0 : count_at_or_below(in->bucket_split, in->nsplit, meta.key);
 			row = ExecFetchSlotMinimalTuple(slot, &should_free);
-			write_row(in, in->spool, &meta, row);
+			write_row(in, spool_accessor(in, b), &meta, row);
+			in->bucket_rows[b]++;
+			in->bucket_bytes[b] += row->t_len + sizeof(row_meta);
 			in->spooled++;
 			if (should_free)
 				heap_free_minimal_tuple(row);
@@ -553,13 +719,19 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 	in->sh->mem_rows += in->n + in->nnull - in->counted;
 	SpinLockRelease(&in->sh->mutex);
 	in->counted = in->n + in->nnull;
-	if (in->spool)
+	if (in->bucket_rows)
 	{
-		sts_end_write(in->spool);
-		SpinLockAcquire(&in->sh->mutex);
-		in->sh->spooled += in->spooled;
-		in->sh->spooled_bytes += in->disk_bytes;
-		SpinLockRelease(&in->sh->mutex);
+		mp_join_shared *sh = in->sh;
+
+		SpinLockAcquire(&sh->mutex);
+		sh->spooled += in->spooled;
+		sh->spooled_bytes += in->disk_bytes;
+		for (int b = 0; b <= in->nsplit; b++)
+		{
+			sh->bucket_rows[b] += in->bucket_rows[b];
+			sh->bucket_bytes[b] += in->bucket_bytes[b];
+		}
+		SpinLockRelease(&sh->mutex);
 	}
 	if (report)
 	{
@@ -972,18 +1144,68 @@ cmp_weighted(const void *a, const void *b)
 }
 
 /*
- * The elected participant's part when the inner side outgrew the memory:
- * the number of key ranges, so that each range's inner rows take about half
- * the memory, and their split points, quantiles of the participants'
- * samples weighted by the rows each read; then the ranges' tuplestores.
+ * The key ranges from the spool's buckets: consecutive buckets, each
+ * range's inner rows (those in memory and the spooled ones) about half the
+ * memory at most.  False if a bucket alone is more than that: its range
+ * would outgrow the memory.  Fills splitters (nranges - 1 of them).
+ */
+static bool
+ranges_of_buckets(mp_join_inner *in, uint64 *splitters, int *nranges)
+{
+	mp_join_shared *sh = in->sh;
+	int			nb = sh->nsplit + 1,
+				r = 0;
+	int64	   *mem_rows = palloc0(nb * sizeof(int64));
+	double		per_row = sh->mem_rows > 0 ? (double) sh->bytes / sh->mem_rows : 0,
+				half = sh->budget / 2.0,
+				acc = 0;
+	bool		fits = true;
+
+	/* the rows in memory counted by bucket */
+	for (dsa_pointer dp = sh->whole.parts; DsaPointerIsValid(dp);)
+	{
+		shared_link *link = dsa_get_address(in->area, dp);
+		const char *keys = (const char *) link + LINK_BYTES;
+
+		for (int64 k = 0; k < link->n; k++)
+			mem_rows[count_at_or_below(sh->bucket_split, sh->nsplit,
+									   in->key_bytes == 4 ? ((const uint32 *) keys)[k] :
+									   ((const uint64 *) keys)[k])]++;
+		mem_rows[0] += link->nnull;
+		dp = link->next;
+	}
+	for (int b = 0; b < nb && fits; b++)
+	{
+		double		need = sh->bucket_bytes[b] + (double) sh->bucket_rows[b] * ROW_BYTES +
+			mem_rows[b] * (per_row + ROW_BYTES);
+
+		fits = need <= half;
+		if (b > 0 && acc + need > half)
+		{
+			splitters[r++] = sh->bucket_split[b - 1];
+			sh->first_bucket[r] = b;
+			acc = 0;
+		}
+		acc += need;
+	}
+	pfree(mem_rows);
+	sh->first_bucket[0] = 0;
+	sh->first_bucket[r + 1] = nb;
+	*nranges = r + 1;
+	return fits;
+}
+
+/*
+ * The key ranges' split points from quantiles of the participants' samples
+ * weighted by the rows each read, so that each range's inner rows take
+ * about half the memory.  Fills splitters (at most MAX_RANGES - 1).
  */
 static void
-split(mp_join_inner *in)
+ranges_of_samples(mp_join_inner *in, uint64 *splitters, int *nranges)
 {
 	mp_join_shared *sh = in->sh;
 	int64		total = 0;
 	weighted_key *all;
-	uint64	   *splitters;
 	double		weight = 0,
 				need,
 				step,
@@ -1015,14 +1237,12 @@ split(mp_join_inner *in)
 		}
 		dp = link->next;
 	}
-	free_list(sh, in->area, &sh->samples);
 
 	/* the whole inner side's need: the chunks' tuples and the spooled ones */
 	need = (double) sh->bytes + sh->spooled_bytes +
 		(double) (sh->mem_rows + sh->spooled) * ROW_BYTES;
 	want = (int) Min(Max(ceil(need / (sh->budget / 2.0)), 2.0), (double) MAX_RANGES);
 	qsort(all, total, sizeof(weighted_key), cmp_weighted);
-	splitters = palloc(want * sizeof(uint64));
 	step = weight / want;
 	for (int64 i = 0; i < total && nsplit < want - 1; i++)
 	{
@@ -1032,10 +1252,32 @@ split(mp_join_inner *in)
 		cum += all[i].weight;
 	}
 	pfree(all);
+	*nranges = nsplit + 1;
+}
 
-	sh->nranges = nsplit + 1;
-	sh->splitters = dsa_allocate(in->area, Max(nsplit, 1) * sizeof(uint64));
-	memcpy(dsa_get_address(in->area, sh->splitters), splitters, nsplit * sizeof(uint64));
+/*
+ * The elected participant's part when the inner side outgrew the memory:
+ * the key ranges, as whole buckets of the spool where they fit (the spooled
+ * rows stay where they are), else from the samples (the spool is split into
+ * them again); then the ranges' tuplestores.
+ */
+static void
+split(mp_join_inner *in)
+{
+	mp_join_shared *sh = in->sh;
+	uint64	   *splitters = palloc(Max(MAX_RANGES, MAX_BUCKETS) * sizeof(uint64));
+	int			nranges;
+
+	if (sh->nsplit < 0 || !ranges_of_buckets(in, splitters, &nranges))
+	{
+		ranges_of_samples(in, splitters, &nranges);
+		sh->respill = true;
+	}
+	free_list(sh, in->area, &sh->samples);
+
+	sh->nranges = nranges;
+	sh->splitters = dsa_allocate(in->area, Max(nranges - 1, 1) * sizeof(uint64));
+	memcpy(dsa_get_address(in->area, sh->splitters), splitters, (nranges - 1) * sizeof(uint64));
 	pfree(splitters);
 	sh->ranges = dsa_allocate_extended(in->area, sh->nranges * range_bytes(sh), DSA_ALLOC_HUGE);
 	in->range_inner = palloc(sh->nranges * sizeof(SharedTuplestoreAccessor *));
@@ -1080,42 +1322,27 @@ attach_ranges(mp_join_inner *in)
 	}
 }
 
-/*
- * The key range of a key: the number of split points at or below it.  A
- * search without branches on the keys (a conditional move a step), as
- * every row of both sides takes one: the branches of a plain binary search
- * went wrong half the time.
- */
+/* The key range of a key. */
 static inline int
 range_of(const mp_join_inner *in, uint64 key)
 {
-	const uint64 *base = in->splitters;
-	int			n = in->nranges - 1;
-
-	if (n == 0)
-		return 0;
-	while (n > 1)
-	{
-		int			half = n / 2;
-
-		base = base[half] <= key ? base + half : base;
-		n -= half;
-	}
-	return (int) (base - in->splitters) + (base[0] <= key);
+	return count_at_or_below(in->splitters, in->nranges - 1, key);
 }
 
 /*
- * This participant's part of writing the inner rows out to the ranges: the
- * parts in memory it claims, and its share of the spool.
+ * This participant's part of writing the inner rows in memory out: the
+ * parts it claims, to the spool's buckets where they make the ranges, else
+ * to the ranges; then its writes to the spool are done.
  */
 static void
 split_inner(mp_join_inner *in)
 {
 	mp_join_shared *sh = in->sh;
-	MinimalTuple t;
 	row_meta	meta;
 	int64		count = 0;
 
+	if (in->bucket_rows == NULL)
+		attach_spool(in);
 	for (;;)
 	{
 		dsa_pointer dp;
@@ -1135,25 +1362,52 @@ split_inner(mp_join_inner *in)
 		places = (const dsa_pointer *) (keys + PART_KEY_BYTES(link->n, in->key_bytes));
 		for (int64 i = 0; i < link->n + link->nnull; i++)
 		{
+			SharedTuplestoreAccessor *to;
+
 			meta.isnull = i >= link->n;
 			meta.key = meta.isnull ? 0 : in->key_bytes == 4 ? ((const uint32 *) keys)[i] :
 				((const uint64 *) keys)[i];
-			write_row(in, in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)], &meta,
-					  dsa_get_address(in->area, places[i]));
+			if (sh->respill)
+				to = in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)];
+			else
+				to = spool_accessor(in, meta.isnull ? 0 :
+									count_at_or_below(in->bucket_split, in->nsplit, meta.key));
+			write_row(in, to, &meta, dsa_get_address(in->area, places[i]));
 			if (++count % WRITE_CHUNK == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
 	}
-	if (in->spool == NULL)
-		in->spool = sts_attach(spool_store(sh), in->participant, &sh->fileset);
-	sts_begin_parallel_scan(in->spool);
-	while ((t = sts_parallel_scan_next(in->spool, &meta)) != NULL)
-	{
-		write_row(in, in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)], &meta, t);
-		if (++count % WRITE_CHUNK == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	sts_end_parallel_scan(in->spool);
+	for (int b = 0; b <= in->nsplit; b++)
+		if (in->spool[b])
+			sts_end_write(in->spool[b]);
+}
+
+/*
+ * Where a bucket of the spool outgrew a range: this participant's share of
+ * the spool split into the ranges.  Then its writes to the ranges' inner
+ * rows are done.
+ */
+static void
+respill(mp_join_inner *in)
+{
+	MinimalTuple t;
+	row_meta	meta;
+	int64		count = 0;
+
+	if (in->sh->respill)
+		for (int b = 0; b <= in->nsplit; b++)
+		{
+			SharedTuplestoreAccessor *acc = spool_accessor(in, b);
+
+			sts_begin_parallel_scan(acc);
+			while ((t = sts_parallel_scan_next(acc, &meta)) != NULL)
+			{
+				write_row(in, in->range_inner[meta.isnull ? 0 : range_of(in, meta.key)], &meta, t);
+				if (++count % WRITE_CHUNK == 0)
+					CHECK_FOR_INTERRUPTS();
+			}
+			sts_end_parallel_scan(acc);
+		}
 	for (int r = 0; r < in->nranges; r++)
 		sts_end_write(in->range_inner[r]);
 }
@@ -1272,6 +1526,14 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 			split_inner(in);
 			if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION))
 				free_side(sh, in->area, &sh->whole, in->key_bytes);
+			phase = BUILD_RESPILL;
+		}
+		if (phase == BUILD_RESPILL)
+		{
+			if (in->bucket_rows == NULL)
+				attach_spool(in);
+			respill(in);
+			BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
 			phase = BUILD_SPLIT_OUTER;
 		}
 		if (phase == BUILD_SPLIT_OUTER)
@@ -1287,6 +1549,8 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 		{
 			report->nranges = in->nranges;
 			report->budget = sh->budget;
+			report->buckets = sh->nsplit + 1;
+			report->respilled = sh->respill;
 			report->shared_rows = sh->mem_rows + sh->spooled;
 			report->disk_bytes = in->disk_bytes;
 			report->split_ms = mp_now_ms() - t0;
@@ -1350,7 +1614,16 @@ mp_join_next_range(mp_join_inner *in, mp_join_part_report *report)
 		in->cur = r;
 		if (phase == RANGE_LOAD)
 		{
-			read_stored_rows(in, in->range_inner[r]);
+			if (sh->respill)
+				read_stored_rows(in, in->range_inner[r]);
+			else
+			{
+				/* the range's buckets of the spool */
+				if (in->bucket_rows == NULL)
+					attach_spool(in);
+				for (int b = sh->first_bucket[r]; b < sh->first_bucket[r + 1]; b++)
+					read_stored_rows(in, spool_accessor(in, b));
+			}
 			publish(in, true, report);
 			if (BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION))
 				merge_prepare(in, report);
@@ -1431,12 +1704,18 @@ mp_join_inner_forget(mp_join_inner *in)
 	forget_part(in);
 	if (in->cur >= 0 && in->range_outer)
 		sts_end_parallel_scan(in->range_outer[in->cur]);
-	if (in->spool)
-		sts_end_parallel_scan(in->spool);
+	if (in->bucket_rows)
+		for (int b = 0; b <= in->nsplit; b++)
+			if (in->spool[b])
+				sts_end_parallel_scan(in->spool[b]);
 	if (in->sample)
 		pfree(in->sample);
 	in->sample = NULL;
 	in->spool = NULL;
+	in->bucket_rows = NULL;
+	in->bucket_bytes = NULL;
+	in->bucket_split = NULL;
+	in->nsplit = 0;
 	in->range_inner = in->range_outer = NULL;
 	in->range_done = NULL;
 	in->ranged = false;

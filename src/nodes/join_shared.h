@@ -50,14 +50,17 @@ typedef struct mp_join_part_report
 	int64		spooled_rows;	/* inner rows it wrote out beyond the memory */
 	Size		disk_bytes;		/* bytes it wrote to temporary files */
 	Size		budget;			/* the memory the inner side outgrew */
+	int			buckets;		/* the spool's key buckets */
+	bool		respilled;		/* ... split into the ranges again (a bucket outgrew one) */
 	double		split_ms;		/* its part of splitting both sides into ranges */
 } mp_join_part_report;
 
 /* In the DSM segment, with a report for the leader and each worker. */
 typedef struct mp_join_shared mp_join_shared;
 
-extern Size mp_join_shared_size(int nworkers);
-extern void mp_join_shared_init(mp_join_shared *sh, int nworkers, Size budget,
+extern Size mp_join_shared_size(int nworkers, int nbuckets);
+extern int	mp_join_spool_buckets(double rows, int width, Size budget);
+extern void mp_join_shared_init(mp_join_shared *sh, int nworkers, Size budget, int nbuckets,
 								dsm_segment *seg);
 extern void mp_join_shared_attach_worker(mp_join_shared *sh);
 extern void mp_join_shared_reset(mp_join_shared *sh, dsa_area *area);
@@ -101,8 +104,12 @@ typedef struct mp_join_inner
 	double		skip;
 	ReservoirStateData reservoir;
 
-	/* beyond the memory: rows spooled, then both sides in key ranges */
-	SharedTuplestoreAccessor *spool;
+	/* beyond the memory: rows spooled in key buckets, then both sides in key ranges */
+	SharedTuplestoreAccessor **spool;	/* a bucket's, once attached */
+	const uint64 *bucket_split;	/* nsplit of them: bucket b's keys are below the b-th */
+	int			nsplit;
+	int64	   *bucket_rows;	/* rows and bytes this participant spooled to each */
+	Size	   *bucket_bytes;
 	int64		spooled;
 	Size		disk_bytes;
 	bool		ranged;
