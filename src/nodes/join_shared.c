@@ -628,12 +628,14 @@ sample_key(mp_join_inner *in, uint64 key)
 	in->seen += 1;
 }
 
-/* This participant's view of the spool's buckets, once they are set. */
+/* This participant's view of the spool's buckets, once they are set (at its first call). */
 static void
 attach_spool(mp_join_inner *in)
 {
 	mp_join_shared *sh = in->sh;
 
+	if (in->bucket_rows)
+		return;
 	/* the lock orders the reads of the split points after their writes */
 	SpinLockAcquire(&sh->mutex);
 	in->nsplit = sh->nsplit;
@@ -699,8 +701,7 @@ read_rows(mp_join_inner *in, PlanState *input, mp_join_part_report *report)
 			bool		should_free;
 			int			b;
 
-			if (in->bucket_rows == NULL)
-				attach_spool(in);
+			attach_spool(in);
 			b = isnull ? 0 : count_at_or_below(in->bucket_split, in->nsplit, meta.key);
 			row = ExecFetchSlotMinimalTuple(slot, &should_free);
 			write_row(in, spool_accessor(in, b), &meta, row);
@@ -1137,10 +1138,7 @@ typedef struct weighted_key
 static int
 cmp_weighted(const void *a, const void *b)
 {
-	uint64		x = ((const weighted_key *) a)->key,
-				y = ((const weighted_key *) b)->key;
-
-	return x < y ? -1 : x > y;
+	return cmp_key(&((const weighted_key *) a)->key, &((const weighted_key *) b)->key);
 }
 
 /*
@@ -1341,8 +1339,7 @@ split_inner(mp_join_inner *in)
 	row_meta	meta;
 	int64		count = 0;
 
-	if (in->bucket_rows == NULL)
-		attach_spool(in);
+	attach_spool(in);
 	for (;;)
 	{
 		dsa_pointer dp;
@@ -1530,8 +1527,7 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 		}
 		if (phase == BUILD_RESPILL)
 		{
-			if (in->bucket_rows == NULL)
-				attach_spool(in);
+			attach_spool(in);
 			respill(in);
 			BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
 			phase = BUILD_SPLIT_OUTER;
@@ -1619,8 +1615,7 @@ mp_join_next_range(mp_join_inner *in, mp_join_part_report *report)
 			else
 			{
 				/* the range's buckets of the spool */
-				if (in->bucket_rows == NULL)
-					attach_spool(in);
+				attach_spool(in);
 				for (int b = sh->first_bucket[r]; b < sh->first_bucket[r + 1]; b++)
 					read_stored_rows(in, spool_accessor(in, b));
 			}
