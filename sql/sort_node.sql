@@ -385,6 +385,14 @@ SELECT check_sort('SELECT k, t, (k::numeric / 7) AS n FROM wide ORDER BY k DESC'
 SELECT check_sort('SELECT k * 0 AS z, t FROM wide ORDER BY z', 'z');
 SELECT check_sort('SELECT f FROM wide ORDER BY f NULLS FIRST', 'f');
 SELECT explain_masked('SELECT k, t FROM wide ORDER BY k');
+-- runs whose rows of values share one pattern of NULLs are written packed:
+-- z NULL in every row, s NULL in whole runs (a block of the input), in no
+-- row of others and in some rows of the runs between them and after row
+-- 200000; merged with each other and with runs of tuples, s a key or not
+SELECT check_sort('SELECT k, NULL::int8 AS z, CASE WHEN v BETWEEN 50000 AND 120000 THEN NULL ELSE v END AS s
+                   FROM wide ORDER BY k', 'k, z, s');
+SELECT check_sort('SELECT CASE WHEN v BETWEEN 50000 AND 120000 THEN NULL ELSE v END AS s, NULL::int4 AS z, k
+                   FROM wide ORDER BY s DESC NULLS LAST, k', 's, z, k');
 
 -- rows whose every column is a key of an integer-like type, the keys in one
 -- word: held as their keys alone (in memory and in runs on disk) and formed

@@ -26,8 +26,9 @@
  * temp_tablespaces, counted against temp_file_limit, removed at the end of
  * the transaction also on error or cancel), and forgotten; reading goes on.
  * A run's record is the row's composite key followed by the minimal tuple;
- * a run of key rows is its keys alone, and its rows, merged, are formed
- * from their keys again.
+ * a run of rows of values that share one pattern of NULLs, by the values
+ * alone, packed (pack_run); a run of key rows is its keys alone.  Rows
+ * merged from packed or key-alone records are formed as tuples again.
  * Runs are written without NULL bits (the narrow layout) until some key is
  * NULL; from that run on, every key has its NULL bit (the wide layout), and
  * a merge that takes runs of both widens the narrow ones' keys as it reads
@@ -136,6 +137,8 @@ typedef struct rs_run
 	int			level;			/* written: 0; merged while loading: its inputs' + 1 */
 	bool		wide;			/* its keys have every NULL bit */
 	bool		keys_only;		/* its records are keys alone (key rows) */
+	bool		values;			/* its records are keys and packed values (pack_run) */
+	uint64		vnulls;			/* ... and the columns NULL in all its rows */
 } rs_run;
 
 /* A run being merged, with its window of rows in memory. */
@@ -155,6 +158,11 @@ typedef struct rs_input
 	int64		take;			/* rows the batch takes from the window */
 	bool		widen;			/* the run's keys are narrow, the merge's wide */
 	bool		keys_only;		/* the run's records are keys alone */
+	bool		values;			/* the run's records are keys and packed values */
+	uint32		vbytes;			/* ... of the values, */
+	uint32		vlen;			/* the tuple they become: its t_len, */
+	uint32	   *voff;			/* each value's offset in it, */
+	char	   *vhead;			/* and its bytes before the values */
 	bool		pending;		/* the next row's key and length are read */
 	uint64	   *pending_key;	/* nwords words */
 	uint32		pending_len;
@@ -1439,7 +1447,8 @@ write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple 
 }
 
 static void
-add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only)
+add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only,
+		bool values, uint64 vnulls)
 {
 	/* the write buffer goes; the read buffer comes at the first read */
 	LogicalTapeRewindForRead(tape, BLCKSZ);
@@ -1454,6 +1463,8 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only
 	rs->runs[rs->nruns].rows = rows;
 	rs->runs[rs->nruns].wide = wide;
 	rs->runs[rs->nruns].keys_only = keys_only;
+	rs->runs[rs->nruns].values = values;
+	rs->runs[rs->nruns].vnulls = vnulls;
 	rs->runs[rs->nruns].level = 0;
 	rs->nruns++;
 	rs->stats.runs++;
@@ -1611,6 +1622,32 @@ value_tuple(const mp_rowsort *rs, int64 i, uint64 nulls, char *to)
 	return (uint32) off;
 }
 
+/*
+ * The rows of a run are read in key order, at random in the column arrays
+ * (a run's arrays are a few MB, beyond the core's own cache): each staging
+ * pass asks for the row STAGE_AHEAD places on while it forms this one.
+ */
+#define STAGE_AHEAD 12
+
+static inline void
+prefetch_held(const stage_job *job, int64 j, int64 hi, bool nulls, bool values)
+{
+	const mp_rowsort *rs = job->rs;
+	int64		i;
+
+	if (j + STAGE_AHEAD >= hi)
+		return;
+	i = job->perm[j + STAGE_AHEAD];
+	for (int c = 0; c < rs->natts; c++)
+	{
+		if (nulls && rs->nulls[c] != NULL)
+			__builtin_prefetch(&rs->nulls[c][i]);
+		if (values)
+			__builtin_prefetch(&rs->cols[c][i]);
+	}
+	__builtin_prefetch((const char *) job->words + i * (rs->word_bytes == 4 ? 4 : 8));
+}
+
 static void
 stage_sizes_values(void *ctx, int64_t lo, int64_t hi)
 {
@@ -1619,7 +1656,10 @@ stage_sizes_values(void *ctx, int64_t lo, int64_t hi)
 	Size		fixed = rs->nwords * rs->word_bytes + sizeof(uint32) - MINIMAL_TUPLE_DATA_OFFSET;
 
 	for (int64_t j = lo; j < hi; j++)
+	{
+		prefetch_held(job, j, hi, true, false);
 		job->at[j] = fixed + value_tuple(rs, job->perm[j], row_nulls(rs, job->perm[j]), NULL);
+	}
 }
 
 static void
@@ -1631,10 +1671,15 @@ stage_copy_values(void *ctx, int64_t lo, int64_t hi)
 	for (int64_t j = lo; j < hi; j++)
 	{
 		int64		i = job->perm[j];
-		char	   *to = stage_key(job, i, job->buf + job->at[j]);
-		uint32		len = (j + 1 < job->count ? job->at[j + 1] : job->end) - job->at[j] - kb -
+		char	   *to;
+		uint32		len;
+		uint64		nulls;
+
+		prefetch_held(job, j, hi, true, true);
+		to = stage_key(job, i, job->buf + job->at[j]);
+		len = (j + 1 < job->count ? job->at[j + 1] : job->end) - job->at[j] - kb -
 			sizeof(uint32) + MINIMAL_TUPLE_DATA_OFFSET;
-		uint64		nulls = row_nulls(job->rs, i);
+		nulls = row_nulls(job->rs, i);
 
 		memcpy(to, &len, sizeof(uint32));
 		/* alignment within the tuple is relative to its start */
@@ -1664,6 +1709,99 @@ lay_out_nulls(mp_rowsort *rs, uint64 nulls)
 	rs->nt_head = MemoryContextAlloc(rs->cxt, rs->nt_len);
 	(void) lay_out_pattern(rs, nulls, NULL, rs->nt_head);
 	rs->nt_nulls = nulls;
+}
+
+/*
+ * Rows of values whose run shares one pattern of NULLs (the columns NULL in
+ * every row of it, as a subquery's unused columns are, and no other NULL)
+ * are written as packed records: the key, then each other column's value
+ * in its length, with no tuple header, alignment or length; a record is half
+ * a tuple's record or less (the order query's rows of (NULL, int4, int8,
+ * NULL): 16 bytes against 32).  The merge forms the tuple again as it reads
+ * the record (load_window).  *vnulls gets the pattern.
+ */
+static bool
+pack_run(const mp_rowsort *rs, uint64 *vnulls)
+{
+	uint64		pattern = 0;
+
+	if (!rs->value_rows || rs->natts >= 64)
+		return false;
+	for (int c = 0; c < rs->natts; c++)
+	{
+		if (rs->nulls[c] == NULL || memchr(rs->nulls[c], true, rs->nrows) == NULL)
+			continue;
+		if (memchr(rs->nulls[c], false, rs->nrows) != NULL)
+			return false;		/* NULL in some rows only */
+		pattern |= (uint64) 1 << c;
+	}
+	*vnulls = pattern;
+	return true;
+}
+
+/* The bytes of a packed record's values, of a run with NULL pattern vnulls. */
+static uint32
+packed_bytes(const mp_rowsort *rs, uint64 vnulls)
+{
+	uint32		bytes = 0;
+
+	for (int c = 0; c < rs->natts; c++)
+		if (!(vnulls & ((uint64) 1 << c)))
+			bytes += rs->att_len[c];
+	return bytes;
+}
+
+typedef struct pack_job
+{
+	stage_job	stage;
+	uint64		vnulls;
+	Size		rec;			/* a record's bytes */
+} pack_job;
+
+static void
+stage_packed(void *ctx, int64_t lo, int64_t hi)
+{
+	pack_job   *job = ctx;
+	const mp_rowsort *rs = job->stage.rs;
+
+	for (int64_t j = lo; j < hi; j++)
+	{
+		int64		i = job->stage.perm[j];
+		char	   *to;
+
+		prefetch_held(&job->stage, j, hi, false, true);
+		to = stage_key(&job->stage, i, job->stage.buf + j * job->rec);
+		for (int c = 0; c < rs->natts; c++)
+			if (!(job->vnulls & ((uint64) 1 << c)))
+			{
+				store_value(to, rs->att_len[c], rs->cols[c][i]);
+				to += rs->att_len[c];
+			}
+	}
+}
+
+static void
+stage_packed_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *words,
+				 uint64 vnulls)
+{
+	pack_job	job = {{rs, NULL, words, rs->nrows}, vnulls};
+	Size		room;
+	int64		per;
+
+	job.rec = rs->nwords * rs->word_bytes + packed_bytes(rs, vnulls);
+	per = Max((int64) (stage_room(rs) / job.rec), 1);
+	room = per * job.rec;
+	job.stage.buf = palloc(room);
+	for (int64 j = 0; j < rs->nrows; j += per)
+	{
+		int64		c = Min(per, rs->nrows - j);
+
+		CHECK_FOR_INTERRUPTS();
+		job.stage.perm = perm + j;
+		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, stage_packed, &job);
+		LogicalTapeWrite(tape, job.stage.buf, c * job.rec);
+	}
+	pfree(job.stage.buf);
 }
 
 static void
@@ -1752,7 +1890,7 @@ write_key_run(mp_rowsort *rs)
 		CHECK_FOR_INTERRUPTS();
 		LogicalTapeWrite(tape, sorted + lo * eb, Min(ROW_CHUNK, n - lo) * eb);
 	}
-	add_run(rs, tape, n, false, true);
+	add_run(rs, tape, n, false, true, false, 0);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -1768,6 +1906,8 @@ write_run(mp_rowsort *rs)
 	LogicalTape *tape;
 	double		t0;
 	int64		n = rs->nrows;
+	bool		packed;
+	uint64		vnulls = 0;
 
 	open_tapes(rs);
 	if (rs->key_rows)
@@ -1782,8 +1922,12 @@ write_run(mp_rowsort *rs)
 		   keys.word_bytes == (rs->run_nulls ? rs->wide : rs->narrow).word_bytes);
 	t0 = mp_now_ms();
 	tape = LogicalTapeCreate(rs->tapes);
-	stage_run(rs, tape, perm, keys.words);
-	add_run(rs, tape, n, rs->run_nulls, false);
+	packed = pack_run(rs, &vnulls);
+	if (packed)
+		stage_packed_run(rs, tape, perm, keys.words, vnulls);
+	else
+		stage_run(rs, tape, perm, keys.words);
+	add_run(rs, tape, n, rs->run_nulls, false, packed, packed ? vnulls : 0);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -2199,7 +2343,7 @@ drain_device(mp_rowsort *rs)
 			write_record(rs, tape, rs->key, rs->fetch_rows[j]);
 		}
 	}
-	add_run(rs, tape, rs->dev_rows, true, false);
+	add_run(rs, tape, rs->dev_rows, true, false, false, 0);
 	rs->runs[rs->nruns - 1].level = INT_MAX;	/* never merged while loading */
 	rs->stats.runs--;			/* counted as shipped */
 	pfree(rs->fetch_buf);
@@ -2291,6 +2435,17 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 		in->left = runs[r].rows;
 		in->widen = !runs[r].wide && rs->merge_wide;
 		in->keys_only = runs[r].keys_only;
+		in->values = runs[r].values;
+		if (in->values)
+		{
+			in->vbytes = packed_bytes(rs, runs[r].vnulls);
+			in->voff = MemoryContextAlloc(rs->merge_cxt, Max(rs->natts, 1) * sizeof(uint32));
+			for (int c = 0; c < rs->natts; c++)
+				in->voff[c] = UINT32_MAX;	/* NULL in every row */
+			in->vlen = lay_out_pattern(rs, runs[r].vnulls, in->voff, NULL);
+			in->vhead = MemoryContextAlloc(rs->merge_cxt, in->vlen);
+			(void) lay_out_pattern(rs, runs[r].vnulls, NULL, in->vhead);
+		}
 		in->arena_size = arena;
 		in->arena = at;
 		in->cap = cap;
@@ -2377,6 +2532,54 @@ read_widened(mp_rowsort *rs, rs_input *in)
 	}
 }
 
+/*
+ * A packed record's values (pack_run) read into the tuple they become at to:
+ * the pattern's header, then each value at its offset.
+ */
+static void
+read_packed(const mp_rowsort *rs, rs_input *in, char *to)
+{
+	char		part[64 * sizeof(Datum)];	/* a packed run has fewer than 64 columns */
+	const char *from;
+
+	memcpy(to, in->vhead, in->vlen);
+	if (in->end - in->at >= in->vbytes)
+	{
+		/* mostly: the values are in the bytes read ahead */
+		from = in->ahead + in->at;
+		in->at += in->vbytes;
+	}
+	else
+	{
+		run_read(in, part, in->vbytes);
+		from = part;
+	}
+	for (int c = 0; c < rs->natts; c++)
+	{
+		char	   *at = to + in->voff[c];
+
+		if (in->voff[c] == UINT32_MAX)
+			continue;
+		/* a length the compiler knows: a move, not a call */
+		switch (rs->att_len[c])
+		{
+			case 8:
+				memcpy(at, from, 8);
+				break;
+			case 4:
+				memcpy(at, from, 4);
+				break;
+			case 2:
+				memcpy(at, from, 2);
+				break;
+			default:
+				*at = *from;
+				break;
+		}
+		from += rs->att_len[c];
+	}
+}
+
 /* The window refilled from the tape: as many rows as fit (one at least). */
 static void
 load_window(mp_rowsort *rs, rs_input *in)
@@ -2405,6 +2608,8 @@ load_window(mp_rowsort *rs, rs_input *in)
 				run_read(in, in->pending_key, kb);
 			if (in->keys_only)
 				in->pending_len = MINIMAL_TUPLE_DATA_OFFSET;
+			else if (in->values)
+				in->pending_len = in->vlen;
 			else
 				run_read(in, &in->pending_len, sizeof(uint32));
 			in->pending = true;
@@ -2432,9 +2637,14 @@ load_window(mp_rowsort *rs, rs_input *in)
 			in->arena_own = true;
 		}
 		row = (MinimalTuple) (in->arena + in->arena_used);
-		row->t_len = in->pending_len;
-		run_read(in, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
-				 in->pending_len - MINIMAL_TUPLE_DATA_OFFSET);
+		if (in->values)
+			read_packed(rs, in, (char *) row);
+		else
+		{
+			row->t_len = in->pending_len;
+			run_read(in, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+					 in->pending_len - MINIMAL_TUPLE_DATA_OFFSET);
+		}
 		for (int w = 0; w < rs->nwords; w++)
 			put_key_word(rs, in->keys, in->n, w, in->pending_key[w]);
 		in->rows[in->n++] = row;
@@ -2613,6 +2823,8 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 	run.wide = rs->merge_wide;
 	run.level = 0;
 	run.keys_only = true;
+	run.values = false;
+	run.vnulls = 0;
 	for (int r = 0; r < k; r++)
 		run.keys_only &= rs->runs[from + r].keys_only;
 	while (merge_batch(rs))
