@@ -517,7 +517,57 @@ SET work_mem = '1MB';
 SELECT count(*) AS sorts, bool_and(kb <= 1024 * 1.05) AS within_work_mem
 FROM sorts_memory_kb('SELECT k, t FROM wide_shared ORDER BY k') kb;
 SET work_mem = '64kB';
+-- with the leader taking part, the workers that write runs hand them to it
+-- and it merges them with its own: the same rows in key order for each kind
+-- of run (tuples with text, values packed, keys alone, NULL keys, several
+-- keys), the runs the leader takes those the workers wrote, its temporary
+-- files gone after a cancel, and temp_file_limit held in the workers
 RESET parallel_leader_participation;
+SELECT i, check_sort(replace(q, 'FROM wide ', 'FROM wide_shared '), keys) AS result
+FROM wide_queries ORDER BY i;
+CREATE FUNCTION runs_handed(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  taken int := 0;
+  handed int := 0;
+  own int := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Sort Runs: \d+ and \d+ of the workers' THEN
+      taken := taken + substring(line FROM 'and (\d+) of the workers')::int;
+    ELSIF line ~ 'Worker \d+: .*Runs: \d+ \(\d+ merged by the leader\)' THEN
+      handed := handed + substring(line FROM '\((\d+) merged by the leader')::int;
+    ELSIF line ~ 'Worker \d+: .*Runs: \d+' THEN
+      own := own + 1;
+    END IF;
+  END LOOP;
+  -- a worker that starts after the leader's input ended has no rows: none
+  -- merges its own runs, and how many hand theirs in varies
+  RETURN format('the leader took %s runs the workers handed in, workers that merged their own: %s',
+                CASE WHEN taken = handed THEN 'the' ELSE format('%s of %s', taken, handed) END,
+                own);
+END $$;
+SELECT runs_handed('SELECT k, t FROM wide_shared ORDER BY k');
+SELECT runs_handed('SELECT k FROM wide_shared ORDER BY k DESC');
+SET statement_timeout = '50ms';
+DO $$
+BEGIN
+  PERFORM count(*) FROM (SELECT f, k, t FROM wide_shared ORDER BY f, k OFFSET 0) s;
+EXCEPTION WHEN query_canceled THEN
+  NULL;
+END $$;
+RESET statement_timeout;
+SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
+SET temp_file_limit = '512kB';
+DO $$
+BEGIN
+  PERFORM count(*) FROM (SELECT * FROM wide_shared ORDER BY k OFFSET 0) s;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE, replace(SQLERRM, '"', '');
+END $$;
+RESET temp_file_limit;
+SELECT count(*) AS temporary_files FROM pg_ls_tmpdir();
+SELECT check_sort('SELECT v, k FROM wide_shared ORDER BY v NULLS FIRST, k', 'v, k');
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;

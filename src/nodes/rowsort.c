@@ -60,6 +60,8 @@
 #include "access/htup_details.h"
 #include "commands/tablespace.h"
 #include "miscadmin.h"
+#include "storage/buffile.h"
+#include "utils/guc.h"
 #include "utils/logtape.h"
 #include "utils/memutils.h"
 
@@ -129,10 +131,17 @@ typedef struct rs_unfold
 	uint64		flip;
 } rs_unfold;
 
-/* A run on disk. */
+/*
+ * A run on disk: a tape of the sort's set, or, in a parallel sort whose
+ * leader merges every participant's runs, a file of the query's shared set
+ * (file_name: owner, the worker that wrote it, and seq).
+ */
 typedef struct rs_run
 {
 	LogicalTape *tape;
+	int			owner;			/* a shared file's writer, or -1: a tape */
+	int			seq;
+	Size		bytes;			/* a shared file's */
 	int64		rows;
 	int			level;			/* written: 0; merged while loading: its inputs' + 1 */
 	bool		wide;			/* its keys have every NULL bit */
@@ -144,7 +153,11 @@ typedef struct rs_run
 /* A run being merged, with its window of rows in memory. */
 typedef struct rs_input
 {
-	LogicalTape *tape;
+	LogicalTape *tape;			/* where its records are read from: a tape */
+	BufFile    *file;			/* or a shared file */
+	int			owner;
+	int			seq;
+	Size		bytes;
 	int64		left;			/* rows still on the tape */
 	char	   *arena;			/* the window's tuples */
 	Size		arena_size;
@@ -177,8 +190,29 @@ typedef enum rs_status
 	RS_MEMORY,					/* sorted in memory */
 	RS_STREAM,					/* the final merge returns rows as it merges */
 	RS_TAPE,					/* the final merge is on the result tape */
-	RS_DEVICE					/* sorted on the GPU, fetched a chunk at a time */
+	RS_DEVICE,					/* sorted on the GPU, fetched a chunk at a time */
+	RS_HANDED					/* the runs handed to the leader: nothing returned */
 } rs_status;
+
+/* Where a run's records are written: a tape, or a shared file. */
+typedef struct rs_sink
+{
+	LogicalTape *tape;
+	BufFile    *file;
+	int			seq;
+	Size		bytes;
+} rs_sink;
+
+/* A run as a worker hands it to the leader, in its list (mp_rowsort_hand_in). */
+typedef struct rs_run_entry
+{
+	int64		rows;
+	uint64		vnulls;
+	int32		seq;
+	bool		wide;
+	bool		keys_only;
+	bool		values;
+} rs_run_entry;
 
 struct mp_rowsort
 {
@@ -255,6 +289,11 @@ struct mp_rowsort
 
 	/* runs on disk */
 	LogicalTapeSet *tapes;
+	SharedFileSet *share;		/* a parallel sort's shared files (mp_rowsort_share) */
+	int			participant;	/* the worker this is, or -1: the leader */
+	int			next_seq;		/* the number of the next shared file */
+	Size		shared_bytes;	/* written to shared files */
+	Size		shared_live;	/* ... and not deleted yet */
 	bool		spilled;		/* runs are written */
 	bool		run_nulls;		/* a key had NULLs: runs from now on are wide */
 	rs_layout	narrow;			/* the runs' layouts */
@@ -1423,35 +1462,74 @@ put_key_word(const mp_rowsort *rs, void *keys, int64 i, int w, uint64 v)
 		((uint64 *) keys)[i * rs->nwords + w] = v;
 }
 
+/* A shared file's name: a worker's run (seq >= 0), or its list of runs. */
 static void
-write_key(mp_rowsort *rs, LogicalTape *tape, const uint64 *key)
+file_name(char *name, Size size, int owner, int seq)
+{
+	if (seq < 0)
+		snprintf(name, size, "mpsort.%d", owner);
+	else
+		snprintf(name, size, "mpsort.%d.%d", owner, seq);
+}
+
+/*
+ * A new run's sink: a file of the shared set where this is a worker whose
+ * leader merges the runs, else a tape of the sort's set.
+ */
+static void
+open_sink(mp_rowsort *rs, rs_sink *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (rs->share != NULL && rs->participant >= 0)
+	{
+		char		name[MAXPGPATH];
+		MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+
+		out->seq = rs->next_seq++;
+		file_name(name, sizeof(name), rs->participant, out->seq);
+		out->file = BufFileCreateFileSet(&rs->share->fs, name);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		out->tape = LogicalTapeCreate(rs->tapes);
+}
+
+static inline void
+sink_write(rs_sink *out, const void *ptr, Size size)
+{
+	if (out->tape)
+		LogicalTapeWrite(out->tape, (void *) ptr, size);
+	else
+		BufFileWrite(out->file, (void *) ptr, size);
+	out->bytes += size;
+}
+
+static void
+write_key(mp_rowsort *rs, rs_sink *out, const uint64 *key)
 {
 	if (rs->word_bytes == 4)
 	{
 		uint32		k = (uint32) key[0];
 
-		LogicalTapeWrite(tape, &k, sizeof(k));
+		sink_write(out, &k, sizeof(k));
 	}
 	else
-		LogicalTapeWrite(tape, (void *) key, rs->nwords * sizeof(uint64));
+		sink_write(out, key, rs->nwords * sizeof(uint64));
 }
 
 static void
-write_record(mp_rowsort *rs, LogicalTape *tape, const uint64 *key, MinimalTuple row)
+write_record(mp_rowsort *rs, rs_sink *out, const uint64 *key, MinimalTuple row)
 {
-	write_key(rs, tape, key);
+	write_key(rs, out, key);
 	/* the length, then the tuple from its first byte of data, as tuplesort */
-	LogicalTapeWrite(tape, &row->t_len, sizeof(uint32));
-	LogicalTapeWrite(tape, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
-					 row->t_len - MINIMAL_TUPLE_DATA_OFFSET);
+	sink_write(out, &row->t_len, sizeof(uint32));
+	sink_write(out, (char *) row + MINIMAL_TUPLE_DATA_OFFSET,
+			   row->t_len - MINIMAL_TUPLE_DATA_OFFSET);
 }
 
 static void
-add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only,
-		bool values, uint64 vnulls)
+push_run(mp_rowsort *rs, const rs_run *run)
 {
-	/* the write buffer goes; the read buffer comes at the first read */
-	LogicalTapeRewindForRead(tape, BLCKSZ);
 	if (rs->nruns == rs->runs_room)
 	{
 		rs->runs_room = Max(rs->runs_room * 2, 16);
@@ -1459,14 +1537,47 @@ add_run(mp_rowsort *rs, LogicalTape *tape, int64 rows, bool wide, bool keys_only
 			? MemoryContextAlloc(rs->cxt, rs->runs_room * sizeof(rs_run))
 			: repalloc(rs->runs, rs->runs_room * sizeof(rs_run));
 	}
-	rs->runs[rs->nruns].tape = tape;
-	rs->runs[rs->nruns].rows = rows;
-	rs->runs[rs->nruns].wide = wide;
-	rs->runs[rs->nruns].keys_only = keys_only;
-	rs->runs[rs->nruns].values = values;
-	rs->runs[rs->nruns].vnulls = vnulls;
-	rs->runs[rs->nruns].level = 0;
-	rs->nruns++;
+	rs->runs[rs->nruns++] = *run;
+}
+
+/* The run written to out ends: a tape is rewound, a shared file closed. */
+static rs_run
+end_run(mp_rowsort *rs, rs_sink *out, int64 rows, bool wide, bool keys_only, bool values,
+		uint64 vnulls)
+{
+	rs_run		run = {out->tape, -1, out->seq, out->bytes, rows, 0, wide, keys_only, values,
+	vnulls};
+
+	/* the write buffer goes; the read buffer comes at the first read */
+	if (out->tape)
+		LogicalTapeRewindForRead(out->tape, BLCKSZ);
+	else
+	{
+		/*
+		 * Closed (each open file would hold its buffer in the sort's memory);
+		 * a closed file is no longer counted against temp_file_limit by
+		 * PostgreSQL, so the sort counts the files it keeps.
+		 */
+		BufFileClose(out->file);
+		run.owner = rs->participant;
+		rs->shared_bytes += out->bytes;
+		rs->shared_live += out->bytes;
+		if (temp_file_limit >= 0 && rs->shared_live / 1024 > (Size) temp_file_limit)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("temporary file size exceeds temp_file_limit (%dkB)",
+							temp_file_limit)));
+	}
+	return run;
+}
+
+static void
+add_run(mp_rowsort *rs, rs_sink *out, int64 rows, bool wide, bool keys_only,
+		bool values, uint64 vnulls)
+{
+	rs_run		run = end_run(rs, out, rows, wide, keys_only, values, vnulls);
+
+	push_run(rs, &run);
 	rs->stats.runs++;
 }
 
@@ -1781,7 +1892,7 @@ stage_packed(void *ctx, int64_t lo, int64_t hi)
 }
 
 static void
-stage_packed_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *words,
+stage_packed_run(mp_rowsort *rs, rs_sink *out, const uint32 *perm, const void *words,
 				 uint64 vnulls)
 {
 	pack_job	job = {{rs, NULL, words, rs->nrows}, vnulls};
@@ -1799,13 +1910,13 @@ stage_packed_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const vo
 		CHECK_FOR_INTERRUPTS();
 		job.stage.perm = perm + j;
 		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, stage_packed, &job);
-		LogicalTapeWrite(tape, job.stage.buf, c * job.rec);
+		sink_write(out, job.stage.buf, c * job.rec);
 	}
 	pfree(job.stage.buf);
 }
 
 static void
-stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *words)
+stage_run(mp_rowsort *rs, rs_sink *out, const uint32 *perm, const void *words)
 {
 	Size		room = stage_room(rs);
 	stage_job	job = {rs, NULL, words, rs->nrows};
@@ -1848,7 +1959,7 @@ stage_run(mp_rowsort *rs, LogicalTape *tape, const uint32 *perm, const void *wor
 		job.end = used;
 		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART,
 						rs->value_rows ? stage_copy_values : stage_copy, &job);
-		LogicalTapeWrite(tape, buf, used);
+		sink_write(out, buf, used);
 		j += m;
 		record = (double) used / m;
 	}
@@ -1866,7 +1977,9 @@ open_tapes(mp_rowsort *rs)
 		return;
 	old = MemoryContextSwitchTo(rs->cxt);
 	PrepareTempTablespaces();
-	rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+	/* a worker whose runs go to shared files has no tapes */
+	if (rs->share == NULL || rs->participant < 0)
+		rs->tapes = LogicalTapeSetCreate(false, NULL, -1);
 	MemoryContextSwitchTo(old);
 	rs->spilled = true;
 }
@@ -1877,20 +1990,20 @@ write_key_run(mp_rowsort *rs)
 {
 	Size		eb = early_bytes(rs);
 	char	   *sorted = sort_key_rows(rs);
-	LogicalTape *tape;
+	rs_sink		out;
 	double		t0 = mp_now_ms();
 	int64		n = rs->nrows;
 
 	rs->nwords = rs->narrow.nwords;
 	rs->word_bytes = rs->narrow.word_bytes;
 	Assert(rs->narrow.nwords == 1 && rs->narrow.word_bytes == eb);
-	tape = LogicalTapeCreate(rs->tapes);
+	open_sink(rs, &out);
 	for (int64 lo = 0; lo < n; lo += ROW_CHUNK)
 	{
 		CHECK_FOR_INTERRUPTS();
-		LogicalTapeWrite(tape, sorted + lo * eb, Min(ROW_CHUNK, n - lo) * eb);
+		sink_write(&out, sorted + lo * eb, Min(ROW_CHUNK, n - lo) * eb);
 	}
-	add_run(rs, tape, n, false, true, false, 0);
+	add_run(rs, &out, n, false, true, false, 0);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -1903,7 +2016,7 @@ write_run(mp_rowsort *rs)
 	mp_row_keys keys;
 	int		   *bits = rs->wbits;
 	uint32	   *perm;
-	LogicalTape *tape;
+	rs_sink		out;
 	double		t0;
 	int64		n = rs->nrows;
 	bool		packed;
@@ -1921,13 +2034,13 @@ write_run(mp_rowsort *rs)
 	Assert(keys.nwords == (rs->run_nulls ? rs->wide : rs->narrow).nwords &&
 		   keys.word_bytes == (rs->run_nulls ? rs->wide : rs->narrow).word_bytes);
 	t0 = mp_now_ms();
-	tape = LogicalTapeCreate(rs->tapes);
+	open_sink(rs, &out);
 	packed = pack_run(rs, &vnulls);
 	if (packed)
-		stage_packed_run(rs, tape, perm, keys.words, vnulls);
+		stage_packed_run(rs, &out, perm, keys.words, vnulls);
 	else
-		stage_run(rs, tape, perm, keys.words);
-	add_run(rs, tape, n, rs->run_nulls, false, packed, packed ? vnulls : 0);
+		stage_run(rs, &out, perm, keys.words);
+	add_run(rs, &out, n, rs->run_nulls, false, packed, packed ? vnulls : 0);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t0;
@@ -1986,7 +2099,7 @@ device_spill(mp_rowsort *rs)
 
 	if (rs->dev)
 		return true;
-	if (rs->dev_decided)
+	if (rs->dev_decided || rs->share)
 		return false;
 	rs->dev_decided = true;
 	if (mp_gpu_sort_mem_mb <= 0 || rs->spilled || rs->wide.nwords > lengthof(bits))
@@ -2318,7 +2431,7 @@ tuple_wide_key(mp_rowsort *rs, MinimalTuple row, uint64 *key)
 static void
 drain_device(mp_rowsort *rs)
 {
-	LogicalTape *tape;
+	rs_sink		out;
 	double		t0;
 
 	if (rs->dev_rows == 0)
@@ -2332,7 +2445,7 @@ drain_device(mp_rowsort *rs)
 	t0 = mp_now_ms();
 	rs->nwords = rs->wide.nwords;
 	rs->word_bytes = rs->wide.word_bytes;
-	tape = LogicalTapeCreate(rs->tapes);
+	open_sink(rs, &out);
 	for (int64 first = 0; first < rs->dev_rows; first += rs->fetch_n)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -2340,10 +2453,10 @@ drain_device(mp_rowsort *rs)
 		for (int64 j = 0; j < rs->fetch_n; j++)
 		{
 			tuple_wide_key(rs, rs->fetch_rows[j], rs->key);
-			write_record(rs, tape, rs->key, rs->fetch_rows[j]);
+			write_record(rs, &out, rs->key, rs->fetch_rows[j]);
 		}
 	}
-	add_run(rs, tape, rs->dev_rows, true, false, false, 0);
+	add_run(rs, &out, rs->dev_rows, true, false, false, 0);
 	rs->runs[rs->nruns - 1].level = INT_MAX;	/* never merged while loading */
 	rs->stats.runs--;			/* counted as shipped */
 	pfree(rs->fetch_buf);
@@ -2432,6 +2545,18 @@ merge_begin(mp_rowsort *rs, rs_run *runs, int k)
 		char	   *at = mp_big_alloc(&rs->mbig, window);
 
 		in->tape = runs[r].tape;
+		in->owner = runs[r].owner;
+		in->seq = runs[r].seq;
+		in->bytes = runs[r].bytes;
+		if (in->tape == NULL)
+		{
+			char		name[MAXPGPATH];
+			MemoryContext old = MemoryContextSwitchTo(rs->cxt);
+
+			file_name(name, sizeof(name), in->owner, in->seq);
+			in->file = BufFileOpenFileSet(&rs->share->fs, name, O_RDONLY, false);
+			MemoryContextSwitchTo(old);
+		}
 		in->left = runs[r].rows;
 		in->widen = !runs[r].wide && rs->merge_wide;
 		in->keys_only = runs[r].keys_only;
@@ -2493,7 +2618,8 @@ run_read(rs_input *in, void *ptr, size_t size)
 		to += part;
 		size -= part;
 		in->at = 0;
-		in->end = LogicalTapeRead(in->tape, in->ahead, READ_AHEAD);
+		in->end = in->tape ? LogicalTapeRead(in->tape, in->ahead, READ_AHEAD)
+			: BufFileRead(in->file, in->ahead, READ_AHEAD);
 		if (in->end == 0)
 			elog(ERROR, "mergepath row sort: unexpected end of a temporary file");
 	}
@@ -2810,23 +2936,86 @@ out_key(mp_rowsort *rs, int64 j, uint64 *key)
 			: ((uint64 *) rs->bkeys)[(Size) w * total + p];
 }
 
-/* Runs [from, from + k) merged into one new run. */
+/* A merged run's tape closed, or its shared file closed and deleted. */
+static void
+close_input(mp_rowsort *rs, rs_input *in)
+{
+	if (in->tape)
+		LogicalTapeClose(in->tape);
+	else if (in->file)
+	{
+		char		name[MAXPGPATH];
+
+		BufFileClose(in->file);
+		file_name(name, sizeof(name), in->owner, in->seq);
+		BufFileDeleteFileSet(&rs->share->fs, name, true);
+		if (in->owner == rs->participant)
+			rs->shared_live -= in->bytes;
+	}
+	in->tape = NULL;
+	in->file = NULL;
+}
+
+/*
+ * A merged row written packed (pack_run) into to: its key in the merge's
+ * layout, then the values of its tuple, laid out as voff says.
+ */
+static void
+pack_merged(const mp_rowsort *rs, const uint64 *key, MinimalTuple row, const uint32 *voff,
+			char *to)
+{
+	if (rs->word_bytes == 4)
+	{
+		uint32		k = (uint32) key[0];
+
+		memcpy(to, &k, sizeof(k));
+		to += sizeof(k);
+	}
+	else
+	{
+		memcpy(to, key, rs->nwords * sizeof(uint64));
+		to += rs->nwords * sizeof(uint64);
+	}
+	for (int c = 0; c < rs->natts; c++)
+	{
+		if (voff[c] == UINT32_MAX)
+			continue;
+		memcpy(to, (char *) row + voff[c], rs->att_len[c]);
+		to += rs->att_len[c];
+	}
+}
+
+/*
+ * Runs [from, from + k) merged into one new run: packed where they all
+ * are, with one pattern of NULLs; keys alone where they all are.
+ */
 static rs_run
 merge_to_run(mp_rowsort *rs, int from, int k)
 {
-	LogicalTape *tape = LogicalTapeCreate(rs->tapes);
+	rs_sink		out;
 	int64		rows = 0;
 	uint64	   *key = rs->key;
-	rs_run		run;
+	bool		keys_only = true;
+	bool		packed = true;
+	uint64		vnulls = rs->runs[from].vnulls;
+	char	   *stage = NULL;
+	Size		rec = 0,
+				room = 0,
+				used = 0;
 
+	open_sink(rs, &out);
 	merge_begin(rs, rs->runs + from, k);
-	run.wide = rs->merge_wide;
-	run.level = 0;
-	run.keys_only = true;
-	run.values = false;
-	run.vnulls = 0;
 	for (int r = 0; r < k; r++)
-		run.keys_only &= rs->runs[from + r].keys_only;
+	{
+		keys_only &= rs->runs[from + r].keys_only;
+		packed &= rs->runs[from + r].values && rs->runs[from + r].vnulls == vnulls;
+	}
+	if (packed)
+	{
+		rec = rs->nwords * rs->word_bytes + packed_bytes(rs, vnulls);
+		room = Max((Size) 65536 / rec, 1) * rec;
+		stage = MemoryContextAlloc(rs->merge_cxt, room);
+	}
 	while (merge_batch(rs))
 	{
 		double		t0 = mp_now_ms();
@@ -2835,20 +3024,29 @@ merge_to_run(mp_rowsort *rs, int from, int k)
 		for (int64 j = 0; j < rs->nout; j++)
 		{
 			out_key(rs, j, key);
-			if (run.keys_only)
-				write_key(rs, tape, key);
+			if (keys_only)
+				write_key(rs, &out, key);
+			else if (packed)
+			{
+				if (used + rec > room)
+				{
+					sink_write(&out, stage, used);
+					used = 0;
+				}
+				pack_merged(rs, key, rs->out[j], rs->inputs[0].voff, stage + used);
+				used += rec;
+			}
 			else
-				write_record(rs, tape, key, rs->out[j]);
+				write_record(rs, &out, key, rs->out[j]);
 		}
 		rows += rs->nout;
 		rs->stats.write_ms += mp_now_ms() - t0;
 	}
+	if (used > 0)
+		sink_write(&out, stage, used);
 	for (int r = 0; r < k; r++)
-		LogicalTapeClose(rs->runs[from + r].tape);
-	LogicalTapeRewindForRead(tape, BLCKSZ);
-	run.tape = tape;
-	run.rows = rows;
-	return run;
+		close_input(rs, &rs->inputs[r]);
+	return end_run(rs, &out, rows, rs->merge_wide, keys_only, packed, packed ? vnulls : 0);
 }
 
 /* The merge's key layout: wide where some run's is. */
@@ -2994,12 +3192,137 @@ merge_to_result(mp_rowsort *rs)
 	 */
 	LogicalTapeWrite(rs->result, &end, sizeof(end));
 	for (int r = 0; r < rs->ninputs; r++)
-		LogicalTapeClose(rs->inputs[r].tape);
+		close_input(rs, &rs->inputs[r]);
 	MemoryContextReset(rs->merge_cxt);
 	rs->inputs = NULL;
 	rs->ninputs = 0;
 	LogicalTapeFreeze(rs->result, NULL);
 	rs->cur = -1;
+}
+
+/*
+ * A parallel sort whose leader merges every participant's runs (the node
+ * under a Gather Merge, sort_node.c): a worker's runs go to files of the
+ * query's shared file set, participant being its number; the leader's (-1)
+ * to its own tapes.  None keeps rows beyond its memory on the GPU: the
+ * leader merges them all as runs.
+ */
+void
+mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant)
+{
+	rs->share = fileset;
+	rs->participant = participant;
+}
+
+/*
+ * The rows held written as the last run, and the runs merged into one:
+ * passes down to the merge order, then one merge of what is left.
+ */
+static void
+merge_to_one(mp_rowsort *rs)
+{
+	if (rs->nrows > 0)
+		write_run(rs);
+	MemoryContextReset(rs->rows_cxt);
+	if (rs->nruns <= 1)
+		return;
+	merge_layout(rs);
+	merge_passes(rs);
+	if (rs->nruns > 1)
+	{
+		rs_run		run = merge_to_run(rs, 0, rs->nruns);
+
+		MemoryContextReset(rs->merge_cxt);
+		rs->inputs = NULL;
+		rs->ninputs = 0;
+		rs->runs[0] = run;
+		rs->nruns = 1;
+		rs->stats.passes++;
+	}
+}
+
+/*
+ * A participant's input read, where it wrote runs: they are merged into
+ * one, each participant its own at the same time, so that the leader's
+ * last merge takes one run of each.  A worker then hands its run to the
+ * leader, listed in a shared file of its own, and returns nothing.  The
+ * runs handed in, or -1 where every row stayed in memory (a worker's
+ * mp_rowsort_perform then sorts them; the leader's merges them with the
+ * runs it takes).
+ */
+int
+mp_rowsort_hand_in(mp_rowsort *rs)
+{
+	char		name[MAXPGPATH];
+	BufFile    *list;
+	MemoryContext old;
+
+	Assert(rs->share != NULL);
+	if (!rs->spilled)
+		return -1;
+	old = MemoryContextSwitchTo(rs->cxt);
+	merge_to_one(rs);
+	if (rs->participant < 0)
+	{
+		MemoryContextSwitchTo(old);
+		return rs->nruns;
+	}
+	file_name(name, sizeof(name), rs->participant, -1);
+	list = BufFileCreateFileSet(&rs->share->fs, name);
+	for (int r = 0; r < rs->nruns; r++)
+	{
+		rs_run_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.rows = rs->runs[r].rows;
+		e.vnulls = rs->runs[r].vnulls;
+		e.seq = rs->runs[r].seq;
+		e.wide = rs->runs[r].wide;
+		e.keys_only = rs->runs[r].keys_only;
+		e.values = rs->runs[r].values;
+		BufFileWrite(list, &e, sizeof(e));
+	}
+	BufFileClose(list);
+	rs->stats.method = MP_ROWSORT_EXTERNAL;
+	rs->stats.key_rows = rs->key_rows;
+	rs->stats.handed_runs = rs->nruns;
+	rs->status = RS_HANDED;
+	MemoryContextSwitchTo(old);
+	return rs->nruns;
+}
+
+/*
+ * The leader's input read: the runs that worker participant handed in
+ * join its own, and mp_rowsort_perform merges them all (the rows the
+ * leader holds become a run first).
+ */
+void
+mp_rowsort_take_runs(mp_rowsort *rs, int participant)
+{
+	char		name[MAXPGPATH];
+	BufFile    *list;
+	rs_run_entry e;
+	size_t		got;
+	MemoryContext old;
+
+	Assert(rs->share != NULL && rs->participant < 0);
+	old = MemoryContextSwitchTo(rs->cxt);
+	open_tapes(rs);
+	file_name(name, sizeof(name), participant, -1);
+	list = BufFileOpenFileSet(&rs->share->fs, name, O_RDONLY, false);
+	while ((got = BufFileRead(list, &e, sizeof(e))) == sizeof(e))
+	{
+		rs_run		run = {NULL, participant, e.seq, 0, e.rows, 0, e.wide, e.keys_only,
+		e.values, e.vnulls};
+
+		push_run(rs, &run);
+		rs->stats.taken_runs++;
+	}
+	if (got != 0)
+		elog(ERROR, "%s: a worker's list of runs is cut short", rs->fname);
+	BufFileClose(list);
+	BufFileDeleteFileSet(&rs->share->fs, name, true);
+	MemoryContextSwitchTo(old);
 }
 
 void
@@ -3206,6 +3529,7 @@ mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot)
 			return true;
 		case RS_STREAM:
 		case RS_TAPE:
+		case RS_HANDED:
 			break;
 		case RS_LOADING:
 			elog(ERROR, "%s: rows taken before the sort", rs->fname);
@@ -3247,7 +3571,8 @@ mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats)
 	if (rs->status == RS_DEVICE)
 		stats->space_kb = rs->dev_kb;
 	else if (rs->spilled)
-		stats->space_kb = (int64) LogicalTapeSetBlocks(rs->tapes) * (BLCKSZ / 1024);
+		stats->space_kb = (rs->tapes ? (int64) LogicalTapeSetBlocks(rs->tapes) * (BLCKSZ / 1024)
+						   : 0) + (int64) (rs->shared_bytes + 1023) / 1024;
 	else
 		stats->space_kb = stats->memory_kb;
 }
@@ -3255,6 +3580,10 @@ mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats)
 void
 mp_rowsort_end(mp_rowsort *rs)
 {
+	/* the shared files being merged: closed (the file set deletes them) */
+	for (int r = 0; r < rs->ninputs; r++)
+		if (rs->inputs[r].file)
+			BufFileClose(rs->inputs[r].file);
 	if (rs->tapes)
 		LogicalTapeSetClose(rs->tapes);
 	MemoryContextDelete(rs->cxt);

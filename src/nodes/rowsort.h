@@ -12,6 +12,7 @@
 #include "access/attnum.h"
 #include "access/tupdesc.h"
 #include "executor/tuptable.h"
+#include "storage/sharedfileset.h"
 
 #include "../run/mp_run.h"
 
@@ -45,6 +46,8 @@ typedef struct mp_rowsort_stats
 	bool		used_gpu;		/* some sort or merge ran on the GPU */
 	bool		used_cpu;		/* some ran on the CPU */
 	bool		key_rows;		/* the rows were held as their keys alone */
+	int			handed_runs;	/* a worker's: runs handed to the leader to merge */
+	int			taken_runs;		/* the leader's: runs the workers handed in */
 	char		note[320];		/* why the last one did not use the GPU */
 	mp_gpu_timing gpu;			/* summed over the GPU's runs */
 	double		keys_ms;		/* folding keys */
@@ -67,6 +70,18 @@ extern mp_rowsort *mp_rowsort_begin(const char *fname, TupleDesc desc, int nkeys
 									bool random_access, double est_rows, int est_width);
 extern void mp_rowsort_put(mp_rowsort *rs, TupleTableSlot *slot);
 extern void mp_rowsort_perform(mp_rowsort *rs);
+
+/*
+ * A parallel sort whose leader merges all runs: a worker (participant >= 0)
+ * writes its runs to files of the shared set and, its input read, merges
+ * them into one and hands it in (the runs handed, or -1 where it kept its
+ * rows in memory: then it performs and returns its rows itself); the
+ * leader (-1) merges its own into one the same way (mp_rowsort_hand_in)
+ * and takes each worker's run before it performs.
+ */
+extern void mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant);
+extern int	mp_rowsort_hand_in(mp_rowsort *rs);
+extern void mp_rowsort_take_runs(mp_rowsort *rs, int participant);
 
 /* The next row in key order into slot (which is cleared at either end). */
 extern bool mp_rowsort_get(mp_rowsort *rs, bool forward, TupleTableSlot *slot);

@@ -10,8 +10,23 @@
  * restore under a Merge Join, and backward fetches.  EXPLAIN ANALYZE shows
  * the sort's method, memory or disk, the backend that ran it and the time
  * of each phase; in a parallel plan, each worker's too, which the workers
- * leave in the query's shared memory (the node is parallel-aware there for
- * that alone, as a Sort keeps its workers' figures).
+ * leave in the query's shared memory, as a Sort keeps its workers' figures.
+ *
+ * Directly under a Gather Merge whose leader takes part, the participants'
+ * sorts are one sort: each participant that writes runs merges them into
+ * one, all at the same time; a worker then hands its run to the leader (a
+ * file of the query's shared file set) and returns nothing, and the leader
+ * merges those runs with its own and returns every row.  The Gather Merge
+ * then takes the rows from the leader's node alone, where it would read
+ * two thirds of them from the workers' queues and order them by its heap,
+ * one at a time in the leader.  Any split of the rows among
+ * the participants gives the Gather Merge the same rows in the same order:
+ * each participant's rows are a part of the input, and their union is
+ * all of it.  The leader waits for the workers that started before its
+ * input ended (a barrier that counts the leader from the start); a worker
+ * that starts later sorts on its own, as a worker whose rows stay in
+ * memory does.  The leader waits there as a Gather Merge waits for each
+ * worker's first row, which comes after that worker's input was read.
  */
 #include "postgres.h"
 
@@ -20,11 +35,15 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "storage/barrier.h"
+#include "storage/sharedfileset.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
+#include "utils/wait_event.h"
 
 #include "../run/mp_run.h"
 #include "mp_nodes.h"
@@ -35,14 +54,23 @@ typedef struct sort_report
 {
 	bool		sorted;
 	double		read_ms;
+	double		wait_ms;		/* the leader's wait for the workers' runs */
 	mp_rowsort_stats stats;
 } sort_report;
 
-/* The workers' reports, in the query's shared memory. */
+/*
+ * The query's shared memory: the workers' reports, and where the leader
+ * merges all runs (gather), the shared files and the barrier of the runs
+ * handed in (phase 0 while they may be; each worker's count, or -1).
+ */
 typedef struct sort_shared
 {
 	int			nworkers;
-	sort_report reports[FLEXIBLE_ARRAY_MEMBER];
+	bool		gather;
+	dsm_handle	seg;
+	SharedFileSet fileset;
+	Barrier		handing;
+	sort_report reports[FLEXIBLE_ARRAY_MEMBER];	/* then the counts of runs handed in */
 } sort_shared;
 
 typedef struct MergepathSortState
@@ -54,6 +82,7 @@ typedef struct MergepathSortState
 	mp_rowsort_key *keys;
 
 	bool		random_access;	/* asked for rescans, backward fetches or marks */
+	bool		gather;			/* directly under a Gather Merge */
 	TupleDesc	tupdesc;
 	mp_rowsort *sort;
 	bool		sorted;
@@ -118,6 +147,8 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 			   *ops = lsecond(cscan->custom_private),
 			   *nulls = lfourth(cscan->custom_private);
 
+	state->gather = intVal(list_nth(cscan->custom_private, 4)) != 0;
+
 	state->random_access =
 		(eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)) != 0;
 	outerPlanState(state) = ExecInitNode(outerPlan(cscan), estate,
@@ -152,17 +183,85 @@ sort_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
+static inline int *
+handed_counts(sort_shared *sh)
+{
+	return (int *) ((char *) sh + MAXALIGN(offsetof(sort_shared, reports) +
+										   sh->nworkers * sizeof(sort_report)));
+}
+
+/*
+ * Whether this participant's sort is part of the one the leader merges:
+ * the leader's always; a worker's if it starts while the runs are still
+ * handed in.
+ */
+static bool
+join_gather(MergepathSortState *state)
+{
+	sort_shared *sh = state->shared;
+
+	if (sh == NULL || !sh->gather)
+		return false;
+	if (!IsParallelWorker())
+		return true;
+	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= sh->nworkers)
+		return false;
+	if (BarrierAttach(&sh->handing) == 0)
+		return true;
+	BarrierDetach(&sh->handing);
+	return false;
+}
+
+/*
+ * The input read, in a sort the leader merges: a worker hands its runs in
+ * (or, its rows in memory, sorts them itself); the leader waits for the
+ * workers that take part and takes their runs.
+ */
+static void
+gather_runs(MergepathSortState *state)
+{
+	sort_shared *sh = state->shared;
+
+	if (IsParallelWorker())
+	{
+		int			n = mp_rowsort_hand_in(state->sort);
+
+		handed_counts(sh)[ParallelWorkerNumber] = n;
+		BarrierArriveAndDetach(&sh->handing);
+		if (n < 0)
+			mp_rowsort_perform(state->sort);
+	}
+	else
+	{
+		double		t0;
+
+		(void) mp_rowsort_hand_in(state->sort);
+		t0 = mp_now_ms();
+		BarrierArriveAndWait(&sh->handing, PG_WAIT_EXTENSION);
+		BarrierDetach(&sh->handing);
+		state->report.wait_ms = mp_now_ms() - t0;
+		for (int w = 0; w < sh->nworkers; w++)
+			if (handed_counts(sh)[w] > 0)
+				mp_rowsort_take_runs(state->sort, w);
+		mp_rowsort_perform(state->sort);
+	}
+}
+
 /* Reads the whole input into a new row sort and sorts it. */
 static void
 sort_input(MergepathSortState *state)
 {
 	PlanState  *outer = outerPlanState(state);
 	double		t0 = mp_now_ms();
+	bool		joined = join_gather(state);
 
 	state->sort = mp_rowsort_begin("MergepathSort", state->tupdesc, state->nkeys, state->keys,
 								   (Size) work_mem * 1024, state->random_access,
 								   state->css.ss.ps.plan->plan_rows,
 								   state->css.ss.ps.plan->plan_width);
+	if (joined)
+		mp_rowsort_share(state->sort, &state->shared->fileset,
+						 IsParallelWorker() ? ParallelWorkerNumber : -1);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -174,7 +273,10 @@ sort_input(MergepathSortState *state)
 	/* the runs made while reading are the row sort's own phases */
 	mp_rowsort_get_stats(state->sort, &state->report.stats);
 	state->report.read_ms = mp_now_ms() - t0 - state->report.stats.spill_ms;
-	mp_rowsort_perform(state->sort);
+	if (joined)
+		gather_runs(state);
+	else
+		mp_rowsort_perform(state->sort);
 	state->sorted = true;
 }
 
@@ -268,7 +370,19 @@ own_report(MergepathSortState *state)
 static Size
 shared_size(int nworkers)
 {
-	return add_size(offsetof(sort_shared, reports), mul_size(nworkers, sizeof(sort_report)));
+	Size		reports = add_size(offsetof(sort_shared, reports),
+								   mul_size(nworkers, sizeof(sort_report)));
+
+	return add_size(MAXALIGN(reports), mul_size(nworkers, sizeof(int)));
+}
+
+/* The runs handed in: none yet, and the leader counted at the barrier. */
+static void
+reset_handing(sort_shared *sh)
+{
+	BarrierInit(&sh->handing, 1);
+	for (int w = 0; w < sh->nworkers; w++)
+		handed_counts(sh)[w] = -1;
 }
 
 static Size
@@ -277,26 +391,55 @@ sort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 	return shared_size(pcxt->nworkers);
 }
 
+/*
+ * The leader merges all runs where it takes part in the Gather Merge's
+ * scan (parallel_leader_participation, as the Gather Merge reads it).
+ */
 static void
 sort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	MergepathSortState *state = (MergepathSortState *) node;
+	sort_shared *sh = coordinate;
 
-	state->shared = coordinate;
-	memset(state->shared, 0, shared_size(pcxt->nworkers));
-	state->shared->nworkers = pcxt->nworkers;
+	state->shared = sh;
+	memset(sh, 0, shared_size(pcxt->nworkers));
+	sh->nworkers = pcxt->nworkers;
+	sh->gather = state->gather && parallel_leader_participation && pcxt->nworkers > 0;
+	if (sh->gather)
+	{
+		SharedFileSetInit(&sh->fileset, pcxt->seg);
+		sh->seg = dsm_segment_handle(pcxt->seg);
+	}
+	reset_handing(sh);
 }
 
+/* Before a rescan's workers start: the last scan's reports and files go. */
 static void
 sort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	sort_init_dsm(node, pcxt, coordinate);
+	sort_shared *sh = coordinate;
+
+	((MergepathSortState *) node)->shared = sh;
+	memset(sh->reports, 0, sh->nworkers * sizeof(sort_report));
+	if (sh->gather)
+		SharedFileSetDeleteAll(&sh->fileset);
+	reset_handing(sh);
 }
 
 static void
 sort_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((MergepathSortState *) node)->shared = coordinate;
+	sort_shared *sh = coordinate;
+
+	((MergepathSortState *) node)->shared = sh;
+	if (sh->gather)
+	{
+		dsm_segment *seg = dsm_find_mapping(sh->seg);
+
+		if (seg == NULL)
+			elog(ERROR, "MergepathSort: the parallel query's segment is not mapped");
+		SharedFileSetAttach(&sh->fileset, seg);
+	}
 }
 
 /*
@@ -381,8 +524,12 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 		appendStringInfo(es->str, "Worker %d:  Sort Method: %s  %s: " INT64_FORMAT "kB",
 						 n, mp_rowsort_method_name(st->method), space_type(st), st->space_kb);
 		if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
-			appendStringInfo(es->str, "  Runs: %d  Memory: " INT64_FORMAT "kB", st->runs,
-							 st->memory_kb);
+		{
+			appendStringInfo(es->str, "  Runs: %d", st->runs);
+			if (st->handed_runs > 0)
+				appendStringInfo(es->str, " (%d merged by the leader)", st->handed_runs);
+			appendStringInfo(es->str, "  Memory: " INT64_FORMAT "kB", st->memory_kb);
+		}
 		appendStringInfo(es->str, "  Backend: %s\n",
 						 st->used_gpu && st->used_cpu ? "gpu and cpu"
 						 : st->used_gpu ? "gpu" : "cpu");
@@ -396,6 +543,7 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 	if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
 	{
 		ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
+		ExplainPropertyInteger("Sort Runs Merged by the Leader", NULL, st->handed_runs, es);
 		ExplainPropertyInteger("Sort Merge Passes", NULL, st->passes, es);
 		ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
 	}
@@ -439,13 +587,18 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									st->method == MP_ROWSORT_DEVICE
 									? psprintf("%d, sorted on the device, Memory: " INT64_FORMAT "kB",
 											   st->runs, st->memory_kb)
-									: psprintf("%d, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
-											   st->runs, st->passes, st->passes == 1 ? "" : "es",
+									: psprintf("%d%s, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
+											   st->runs,
+											   st->taken_runs > 0
+											   ? psprintf(" and %d of the workers'", st->taken_runs)
+											   : "",
+											   st->passes, st->passes == 1 ? "" : "es",
 											   st->memory_kb),
 									es);
 			else
 			{
 				ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
+				ExplainPropertyInteger("Sort Runs of the Workers", NULL, st->taken_runs, es);
 				ExplainPropertyInteger("Sort Merge Passes", NULL, st->passes, es);
 				ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
 			}
@@ -466,7 +619,7 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (wi != NULL)
 			for (int n = 0; n < wi->num_workers; n++)
 				total -= wi->instrument[n].total;
-		return_ms = Max(total * 1000.0 - r->read_ms - st->keys_ms -
+		return_ms = Max(total * 1000.0 - r->read_ms - r->wait_ms - st->keys_ms -
 						st->sort_ms - st->write_ms - st->merge_ms, 0);
 		if (es->format == EXPLAIN_FORMAT_TEXT)
 		{
@@ -475,6 +628,8 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			initStringInfo(&buf);
 			appendStringInfo(&buf, "read %.3f ms, keys %.3f ms, sort %.3f ms", r->read_ms,
 							 st->keys_ms, st->sort_ms);
+			if (state->gather && !IsParallelWorker())
+				appendStringInfo(&buf, ", wait for the workers %.3f ms", r->wait_ms);
 			if (st->used_gpu)
 				appendStringInfo(&buf, " (in %.3f, kernels %.3f, out %.3f)", st->gpu.h2d_ms,
 								 st->gpu.kernel_ms, st->gpu.d2h_ms);
@@ -492,6 +647,8 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyFloat("Read Time", "ms", r->read_ms, 3, es);
 			ExplainPropertyFloat("Keys Time", "ms", st->keys_ms, 3, es);
 			ExplainPropertyFloat("Sort Time", "ms", st->sort_ms, 3, es);
+			if (state->gather)
+				ExplainPropertyFloat("Wait Time", "ms", r->wait_ms, 3, es);
 			if (external)
 			{
 				ExplainPropertyFloat("Write Time", "ms", st->write_ms, 3, es);

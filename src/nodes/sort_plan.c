@@ -23,7 +23,9 @@
  * Its size does not matter: the node sorts in work_mem as the Sort does,
  * and beyond it through runs on disk.  Below a Gather or Gather Merge, each
  * participant runs its own node, which is marked parallel-aware so that
- * the workers' figures reach EXPLAIN ANALYZE through shared memory.
+ * the workers' figures reach EXPLAIN ANALYZE through shared memory; the
+ * node directly under a Gather Merge is marked so, and there the leader
+ * merges the runs of every participant (sort_node.c).
  */
 #include "postgres.h"
 
@@ -86,7 +88,7 @@ sort_qualifies(Sort *sort, bool bounded)
  * (custom_scan_tlist is the Sort's target list), which it returns as is.
  */
 static Plan *
-make_sort_node(Sort *sort, bool in_parallel)
+make_sort_node(Sort *sort, bool in_parallel, bool gathered)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *tlist = NIL,
@@ -122,14 +124,14 @@ make_sort_node(Sort *sort, bool in_parallel)
 		colls = lappend_oid(colls, sort->collations[i]);
 		nulls = lappend_int(nulls, sort->nullsFirst[i]);
 	}
-	cscan->custom_private = list_make4(cols, ops, colls, nulls);
+	cscan->custom_private = list_make5(cols, ops, colls, nulls, makeInteger(gathered));
 	cscan->methods = &mp_sort_scan_methods;
 	cscan->scan.plan.startup_cost = input + MP_SORT_ROW_COST * cpu_operator_cost * rows;
 	cscan->scan.plan.total_cost = cscan->scan.plan.startup_cost + cpu_operator_cost * rows;
 	return &cscan->scan.plan;
 }
 
-static Plan *replace_sorts(Plan *plan, bool bounded, bool in_parallel);
+static Plan *replace_sorts(Plan *plan, bool bounded, bool in_parallel, bool gathered);
 
 static void
 replace_in_list(List *plans, bool bounded, bool in_parallel)
@@ -137,17 +139,18 @@ replace_in_list(List *plans, bool bounded, bool in_parallel)
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = replace_sorts(lfirst(lc), bounded, in_parallel);
+		lfirst(lc) = replace_sorts(lfirst(lc), bounded, in_parallel, false);
 }
 
 /*
  * The plan with its qualifying Sorts replaced.  bounded: a Limit above will
  * tell a Sort here how many rows it needs (as ExecSetTupleBound passes a
  * bound down: through Result, unfiltered SubqueryScan, Gather, Gather Merge
- * and Merge Append).  in_parallel: below a Gather or Gather Merge.
+ * and Merge Append).  in_parallel: below a Gather or Gather Merge;
+ * gathered: its outer child.
  */
 static Plan *
-replace_sorts(Plan *plan, bool bounded, bool in_parallel)
+replace_sorts(Plan *plan, bool bounded, bool in_parallel, bool gathered)
 {
 	bool		child_bounded = false;
 	bool		child_parallel = in_parallel;
@@ -189,12 +192,13 @@ replace_sorts(Plan *plan, bool bounded, bool in_parallel)
 	}
 	if (IsA(plan, SubqueryScan))
 		((SubqueryScan *) plan)->subplan =
-			replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded, in_parallel);
-	plan->lefttree = replace_sorts(plan->lefttree, child_bounded, child_parallel);
-	plan->righttree = replace_sorts(plan->righttree, false, in_parallel);
+			replace_sorts(((SubqueryScan *) plan)->subplan, child_bounded, in_parallel, false);
+	plan->lefttree = replace_sorts(plan->lefttree, child_bounded, child_parallel,
+								   IsA(plan, GatherMerge));
+	plan->righttree = replace_sorts(plan->righttree, false, in_parallel, false);
 
 	if (IsA(plan, Sort) && sort_qualifies((Sort *) plan, bounded))
-		return make_sort_node((Sort *) plan, in_parallel);
+		return make_sort_node((Sort *) plan, in_parallel, gathered);
 	return plan;
 }
 
@@ -202,7 +206,7 @@ replace_sorts(Plan *plan, bool bounded, bool in_parallel)
 void
 mp_sort_finish_plan(PlannedStmt *stmt)
 {
-	stmt->planTree = replace_sorts(stmt->planTree, false, false);
+	stmt->planTree = replace_sorts(stmt->planTree, false, false, false);
 	replace_in_list(stmt->subplans, false, false);
 }
 
