@@ -54,6 +54,13 @@
  * Where the GPU sorts the rows, the rows beyond the memory go to its memory
  * instead of to runs on disk, and are sorted there at once (device_spill
  * and what follows it, below).
+ *
+ * In a parallel sort whose leader merges every participant's runs
+ * (mp_rowsort_share, for the node under a Gather Merge), a worker writes
+ * each run to a file of the query's shared file set instead of a tape
+ * (rs_sink), merges its runs into one when its input ends and lists that
+ * run for the leader (mp_rowsort_hand_in); the leader reads such runs from
+ * the shared files as it reads its own from its tapes.
  */
 #include "postgres.h"
 
