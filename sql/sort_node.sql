@@ -535,8 +535,8 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF line ~ 'Sort Runs: \d+ and \d+ of the workers' THEN
       taken := taken + substring(line FROM 'and (\d+) of the workers')::int;
-    ELSIF line ~ 'Worker \d+: .*Runs: \d+ \(\d+ merged by the leader\)' THEN
-      handed := handed + substring(line FROM '\((\d+) merged by the leader')::int;
+    ELSIF line ~ 'Worker \d+: .*Runs: \d+ \(\d+ (merged|sorted) by the leader\)' THEN
+      handed := handed + substring(line FROM '\((\d+) (merged|sorted) by the leader')::int;
     ELSIF line ~ 'Worker \d+: .*Runs: \d+' THEN
       own := own + 1;
     END IF;
@@ -549,6 +549,12 @@ BEGIN
 END $$;
 SELECT runs_handed('SELECT k, t FROM wide_shared ORDER BY k');
 SELECT runs_handed('SELECT k FROM wide_shared ORDER BY k DESC');
+-- where the leader sorts every participant's rows on the GPU (its store),
+-- a store too small for them: the rows it cannot take are sorted in runs
+SET mergepath.gpu_sort_mem = '1MB';
+SELECT check_sort('SELECT k, t FROM wide_shared ORDER BY k', 'k');
+SELECT check_sort('SELECT v, k FROM wide_shared ORDER BY v NULLS FIRST, k', 'v, k');
+RESET mergepath.gpu_sort_mem;
 SET statement_timeout = '50ms';
 DO $$
 BEGIN

@@ -60,7 +60,12 @@
  * each run to a file of the query's shared file set instead of a tape
  * (rs_sink), merges its runs into one when its input ends and lists that
  * run for the leader (mp_rowsort_hand_in); the leader reads such runs from
- * the shared files as it reads its own from its tapes.
+ * the shared files as it reads its own from its tapes.  Where the leader
+ * sorts every row on the GPU instead (to_store), a worker sorts nothing:
+ * the rows it cannot hold, and at the end the rest, go unsorted to its
+ * shared file with their keys, as they would be shipped to a store
+ * (write_chunks), and the leader appends them to its own store
+ * (take_chunks), which it sorts with its own rows.
  */
 #include "postgres.h"
 
@@ -216,10 +221,20 @@ typedef struct rs_run_entry
 	int64		rows;
 	uint64		vnulls;
 	int32		seq;
+	int32		spills;			/* rows for the GPU's store: the worker's spills */
 	bool		wide;
 	bool		keys_only;
 	bool		values;
+	bool		unsorted;		/* rows for the GPU's store (write_chunks), not a run */
 } rs_run_entry;
+
+/* A batch of rows for the leader's GPU store, as write_chunks writes it:
+ * this header, the keys (word-major), the tuples. */
+typedef struct rs_chunk_head
+{
+	int64		rows;
+	uint64		bytes;			/* of the tuples */
+} rs_chunk_head;
 
 struct mp_rowsort
 {
@@ -298,6 +313,10 @@ struct mp_rowsort
 	LogicalTapeSet *tapes;
 	SharedFileSet *share;		/* a parallel sort's shared files (mp_rowsort_share) */
 	int			participant;	/* the worker this is, or -1: the leader */
+	bool		to_store;		/* a worker's rows go to the leader's GPU store */
+	rs_sink		chunks;			/* ... through this shared file (write_chunks) */
+	bool		chunks_open;
+	int64		chunk_rows;
 	int			next_seq;		/* the number of the next shared file */
 	Size		shared_bytes;	/* written to shared files */
 	Size		shared_live;	/* ... and not deleted yet */
@@ -777,7 +796,7 @@ stage_room(mp_rowsort *rs)
 static bool
 may_ship(mp_rowsort *rs)
 {
-	return rs->dev != NULL || (!rs->dev_decided && rs->ship_likely);
+	return rs->dev != NULL || rs->to_store || (!rs->dev_decided && rs->ship_likely);
 }
 
 static int64
@@ -2106,12 +2125,15 @@ device_spill(mp_rowsort *rs)
 
 	if (rs->dev)
 		return true;
-	if (rs->dev_decided || rs->share)
+	/* in a shared sort, only the leader of one whose rows go to its store */
+	if (rs->dev_decided || (rs->share && (!rs->to_store || rs->participant >= 0)))
 		return false;
 	rs->dev_decided = true;
 	if (mp_gpu_sort_mem_mb <= 0 || rs->spilled || rs->wide.nwords > lengthof(bits))
 		return false;
-	if (!mp_gpu_chosen(MP_OP_NODE_SPILL, n, NULL, 0) ||
+	/* (the leader's choice for all participants' rows was made before they
+	 * started: mp_rowsort_store_chosen) */
+	if ((!rs->to_store && !mp_gpu_chosen(MP_OP_NODE_SPILL, n, NULL, 0)) ||
 		!mp_gpu_hold(rs->fname, note, sizeof(note)))
 		return false;
 	for (int w = 0; w < rs->wide.nwords; w++)
@@ -2475,12 +2497,99 @@ drain_device(mp_rowsort *rs)
 	rs->stats.write_ms += mp_now_ms() - t0;
 }
 
+/*
+ * A worker's rows for the leader's GPU store (mp_rowsort_share's to_store):
+ * the rows held, unsorted, as ship_rows would ship them, written to the
+ * worker's shared file instead, in chunks of a header, the chunk's wide
+ * keys (word-major) and its tuples (each at an 8-byte boundary).  The
+ * leader appends each chunk to its store as it is (take_chunks).
+ */
+static void
+write_chunks(mp_rowsort *rs)
+{
+	int64		n = rs->nrows;
+	Size		room = stage_room(rs);
+	int64		chunk = ship_chunk(rs);
+	int			nwords = rs->wide.nwords;
+	int			wb = rs->wide.word_bytes;
+	Size	   *at;
+	char	   *buf;
+	ship_job	job;
+	double		t0 = mp_now_ms(),
+				t1;
+	void	   *words;
+
+	if (n == 0)
+		return;
+	open_tapes(rs);
+	if (!rs->chunks_open)
+	{
+		open_sink(rs, &rs->chunks);
+		rs->chunks_open = true;
+	}
+	at = palloc((chunk + 1) * sizeof(Size));
+	buf = palloc(room);
+	job = (ship_job) {rs, 0, at, buf};
+	if (rs->value_rows)
+		lay_out_nulls(rs, row_nulls(rs, 0));
+	words = wide_keys(rs);
+	t1 = mp_now_ms();
+	rs->stats.keys_ms += t1 - t0;
+	note_peak(rs);
+	for (int64 j = 0; j < n;)
+	{
+		int64		c = Min(chunk, n - j);
+		int64		m = 0;
+		Size		used = 0;
+		rs_chunk_head head;
+
+		CHECK_FOR_INTERRUPTS();
+		job.first = j;
+		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, ship_sizes, &job);
+		while (m < c && (m == 0 || used + at[m] <= room))
+		{
+			Size		size = at[m];
+
+			at[m++] = used;
+			used += size;
+		}
+		at[m] = used;
+		if (used > room)
+		{
+			buf = repalloc_huge(buf, used);
+			room = used;
+			job.buf = buf;
+		}
+		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART, ship_copy, &job);
+		head.rows = m;
+		head.bytes = used;
+		sink_write(&rs->chunks, &head, sizeof(head));
+		for (int w = 0; w < nwords; w++)
+			sink_write(&rs->chunks, (char *) words + ((Size) w * n + j) * wb, m * wb);
+		sink_write(&rs->chunks, buf, used);
+		j += m;
+	}
+	rs->chunk_rows += n;
+	rs->stats.runs++;
+	mp_big_free(&rs->big, words);
+	pfree(at);
+	pfree(buf);
+	note_peak(rs);
+	forget_rows(rs);
+	rs->stats.write_ms += mp_now_ms() - t1;
+}
+
 static void cascade_runs(mp_rowsort *rs);
 
 /* The rows held go to the GPU's store, or to a run on disk. */
 static void
 spill(mp_rowsort *rs)
 {
+	if (rs->to_store && rs->participant >= 0)
+	{
+		write_chunks(rs);
+		return;
+	}
 	if (device_spill(rs) && ship_rows(rs))
 		return;
 	if (rs->dev)
@@ -3215,10 +3324,32 @@ merge_to_result(mp_rowsort *rs)
  * leader merges them all as runs.
  */
 void
-mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant)
+mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant, bool to_store)
 {
 	rs->share = fileset;
 	rs->participant = participant;
+	rs->to_store = to_store;
+}
+
+/*
+ * Whether the leader of a parallel sort of about rows rows in all takes
+ * every participant's rows into its GPU store (to_store), decided before
+ * the workers start: the settings send such a sort's rows to the GPU, and
+ * the GPU can be had here (set up now if it was not; the store holds it
+ * again when it is made).  Under mergepath.device = gpu a GPU that cannot
+ * be had is an error, as it is for any call.
+ */
+bool
+mp_rowsort_store_chosen(double rows)
+{
+	char		note[256];
+
+	if (mp_gpu_sort_mem_mb <= 0 || mp_gpu_known_unusable() ||
+		!mp_gpu_chosen(MP_OP_NODE_SPILL, (int64) rows, NULL, 0) ||
+		!mp_gpu_hold("MergepathSort", note, sizeof(note)))
+		return false;
+	mp_gpu_end();
+	return true;
 }
 
 /*
@@ -3249,6 +3380,50 @@ merge_to_one(mp_rowsort *rs)
 }
 
 /*
+ * A worker's input read, in a sort whose rows go to the leader's GPU store:
+ * the rows still held are written after the others, the file is closed and
+ * listed for the leader.  Every row is handed in, also where they all
+ * stayed in memory; the leader has nothing to do here.
+ */
+static int
+hand_in_rows(mp_rowsort *rs)
+{
+	char		name[MAXPGPATH];
+	BufFile    *list;
+	rs_run_entry e;
+	rs_run		run;
+	MemoryContext old;
+
+	if (rs->participant < 0)
+		return 0;
+	old = MemoryContextSwitchTo(rs->cxt);
+	if (rs->nrows > 0)
+		write_chunks(rs);
+	MemoryContextReset(rs->rows_cxt);
+	rs->stats.method = MP_ROWSORT_HANDED;
+	rs->status = RS_HANDED;
+	if (!rs->chunks_open)
+	{
+		MemoryContextSwitchTo(old);
+		return 0;
+	}
+	run = end_run(rs, &rs->chunks, rs->chunk_rows, true, false, false, 0);
+	rs->chunks_open = false;
+	memset(&e, 0, sizeof(e));
+	e.rows = run.rows;
+	e.seq = run.seq;
+	e.spills = rs->stats.runs;
+	e.unsorted = true;
+	file_name(name, sizeof(name), rs->participant, -1);
+	list = BufFileCreateFileSet(&rs->share->fs, name);
+	BufFileWrite(list, &e, sizeof(e));
+	BufFileClose(list);
+	rs->stats.handed_runs = rs->stats.runs;
+	MemoryContextSwitchTo(old);
+	return 1;
+}
+
+/*
  * A participant's input read, where it wrote runs: they are merged into
  * one, each participant its own at the same time, so that the leader's
  * last merge takes one run of each.  A worker then hands its run to the
@@ -3265,6 +3440,8 @@ mp_rowsort_hand_in(mp_rowsort *rs)
 	MemoryContext old;
 
 	Assert(rs->share != NULL);
+	if (rs->to_store)
+		return hand_in_rows(rs);
 	if (!rs->spilled)
 		return -1;
 	old = MemoryContextSwitchTo(rs->cxt);
@@ -3298,6 +3475,129 @@ mp_rowsort_hand_in(mp_rowsort *rs)
 	return rs->nruns;
 }
 
+/* Exactly size bytes of a shared file, or an error. */
+static void
+file_read(mp_rowsort *rs, BufFile *file, void *ptr, size_t size)
+{
+	if (BufFileRead(file, ptr, size) != size)
+		elog(ERROR, "%s: could not read a worker's rows from a temporary file", rs->fname);
+}
+
+/*
+ * The rows a worker handed in for the leader's GPU store (write_chunks),
+ * appended chunk by chunk as they were written.  Where the store cannot be
+ * had (the GPU's set-up failed under mergepath.device = auto) or cannot
+ * take a chunk (its limit, or the GPU's free memory), that chunk's rows and
+ * the rest are put as the leader's own input would be: as a sort beyond
+ * its memory takes them then, into runs on disk.
+ */
+static void
+take_chunks(mp_rowsort *rs, int participant, const rs_run_entry *e)
+{
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	int			nwords = rs->wide.nwords;
+	int			wb = rs->wide.word_bytes;
+	bool		to_dev = device_spill(rs);
+	TupleTableSlot *slot = NULL;
+	char	   *keys = NULL,
+			   *tuples = NULL;
+	uint64	   *off = NULL;
+	int64		keys_cap = 0,
+				off_cap = 0;
+	Size		tuples_cap = 0;
+	double		t0 = mp_now_ms();
+
+	file_name(name, sizeof(name), participant, e->seq);
+	file = BufFileOpenFileSet(&rs->share->fs, name, O_RDONLY, false);
+	for (int64 left = e->rows; left > 0;)
+	{
+		rs_chunk_head head;
+		char	   *p;
+
+		CHECK_FOR_INTERRUPTS();
+		file_read(rs, file, &head, sizeof(head));
+		if (head.rows <= 0 || head.rows > left)
+			elog(ERROR, "%s: a worker's rows are not as it listed them", rs->fname);
+		if (head.rows > keys_cap)
+		{
+			keys_cap = Max(head.rows, keys_cap * 2);
+			keys = keys ? repalloc_huge(keys, keys_cap * nwords * wb)
+				: MemoryContextAllocHuge(rs->cxt, keys_cap * nwords * wb);
+		}
+		if (head.bytes > tuples_cap)
+		{
+			tuples_cap = Max(head.bytes, tuples_cap * 2);
+			tuples = tuples ? repalloc_huge(tuples, tuples_cap)
+				: MemoryContextAllocHuge(rs->cxt, tuples_cap);
+		}
+		note_peak(rs);
+		file_read(rs, file, keys, head.rows * nwords * wb);
+		file_read(rs, file, tuples, head.bytes);
+		if (to_dev)
+		{
+			mp_status	st = mp_gpu_store_reserve(rs->dev, head.rows, head.bytes);
+			Size		at = 0;
+
+			if (st == MP_OUT_OF_MEMORY)
+				to_dev = false;
+			else
+			{
+				device_call(rs, st);
+				if (head.rows > off_cap)
+				{
+					off_cap = Max(head.rows, off_cap * 2);
+					off = off ? repalloc_huge(off, off_cap * sizeof(uint64))
+						: MemoryContextAllocHuge(rs->cxt, off_cap * sizeof(uint64));
+				}
+				for (int64 j = 0; j < head.rows; j++)
+				{
+					off[j] = rs->dev_bytes + at;
+					at += MAXALIGN(((MinimalTuple) (tuples + at))->t_len);
+				}
+				if (at != head.bytes)
+					elog(ERROR, "%s: a worker's rows are not as it listed them", rs->fname);
+				while ((st = mp_gpu_store_append(rs->dev, tuples, head.bytes, off, keys,
+												 head.rows, head.rows, mp_poll,
+												 &rs->stats.gpu)) == MP_CANCELLED)
+					CHECK_FOR_INTERRUPTS();
+				device_call(rs, st);
+				rs->dev_bytes += head.bytes;
+				rs->dev_rows += head.rows;
+			}
+		}
+		if (!to_dev)
+		{
+			if (slot == NULL)
+				slot = MakeSingleTupleTableSlot(rs->desc, &TTSOpsMinimalTuple);
+			p = tuples;
+			for (int64 j = 0; j < head.rows; j++)
+			{
+				MinimalTuple row = (MinimalTuple) p;
+
+				ExecStoreMinimalTuple(row, slot, false);
+				mp_rowsort_put(rs, slot);
+				p += MAXALIGN(row->t_len);
+			}
+			ExecClearTuple(slot);
+		}
+		left -= head.rows;
+	}
+	BufFileClose(file);
+	BufFileDeleteFileSet(&rs->share->fs, name, true);
+	if (slot)
+		ExecDropSingleTupleTableSlot(slot);
+	if (keys)
+		pfree(keys);
+	if (tuples)
+		pfree(tuples);
+	if (off)
+		pfree(off);
+	rs->stats.taken_runs += e->spills;
+	rs->stats.taken_rows += e->rows;
+	rs->stats.write_ms += mp_now_ms() - t0;
+}
+
 /*
  * The leader's input read: the runs that worker participant handed in
  * join its own, and mp_rowsort_perform merges them all (the rows the
@@ -3322,6 +3622,11 @@ mp_rowsort_take_runs(mp_rowsort *rs, int participant)
 		rs_run		run = {NULL, participant, e.seq, 0, e.rows, 0, e.wide, e.keys_only,
 		e.values, e.vnulls};
 
+		if (e.unsorted)
+		{
+			take_chunks(rs, participant, &e);
+			continue;
+		}
 		push_run(rs, &run);
 		rs->stats.taken_runs++;
 	}
@@ -3587,7 +3892,10 @@ mp_rowsort_get_stats(mp_rowsort *rs, mp_rowsort_stats *stats)
 void
 mp_rowsort_end(mp_rowsort *rs)
 {
-	/* the shared files being merged: closed (the file set deletes them) */
+	/* the shared files being written or merged: closed (the file set
+	 * deletes them) */
+	if (rs->chunks_open)
+		BufFileClose(rs->chunks.file);
 	for (int r = 0; r < rs->ninputs; r++)
 		if (rs->inputs[r].file)
 			BufFileClose(rs->inputs[r].file);
@@ -3607,6 +3915,8 @@ mp_rowsort_method_name(mp_rowsort_method method)
 			return "external merge";
 		case MP_ROWSORT_DEVICE:
 			return "external sort";
+		case MP_ROWSORT_HANDED:
+			return "rows to the leader";
 		case MP_ROWSORT_NONE:
 			break;
 	}

@@ -32,7 +32,8 @@ typedef enum mp_rowsort_method
 	MP_ROWSORT_NONE,			/* not sorted yet */
 	MP_ROWSORT_MEMORY,			/* one sort of all rows in memory */
 	MP_ROWSORT_EXTERNAL,		/* sorted runs on disk, merged */
-	MP_ROWSORT_DEVICE			/* the rows beyond memory kept on the GPU, sorted there */
+	MP_ROWSORT_DEVICE,			/* the rows beyond memory kept on the GPU, sorted there */
+	MP_ROWSORT_HANDED			/* a worker's rows handed to the leader's GPU store */
 } mp_rowsort_method;
 
 typedef struct mp_rowsort_stats
@@ -47,7 +48,9 @@ typedef struct mp_rowsort_stats
 	bool		used_cpu;		/* some ran on the CPU */
 	bool		key_rows;		/* the rows were held as their keys alone */
 	int			handed_runs;	/* a worker's: runs handed to the leader to merge */
-	int			taken_runs;		/* the leader's: runs the workers handed in */
+	int			taken_runs;		/* the leader's: runs the workers handed in (or the
+								 * spills of the rows they handed in) */
+	int64		taken_rows;		/* the leader's: rows the workers handed in */
 	char		note[320];		/* why the last one did not use the GPU */
 	mp_gpu_timing gpu;			/* summed over the GPU's runs */
 	double		keys_ms;		/* folding keys */
@@ -77,9 +80,15 @@ extern void mp_rowsort_perform(mp_rowsort *rs);
  * them into one and hands it in (the runs handed, or -1 where it kept its
  * rows in memory: then it performs and returns its rows itself); the
  * leader (-1) merges its own into one the same way (mp_rowsort_hand_in)
- * and takes each worker's run before it performs.
+ * and takes each worker's run before it performs.  to_store (the same in
+ * every participant, as mp_rowsort_store_chosen told the leader): the
+ * leader sorts all rows in its GPU store instead; a worker writes its rows
+ * unsorted to a shared file and hands them all in (1, or 0 where it had
+ * none), and the leader appends them to its store.
  */
-extern void mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant);
+extern void mp_rowsort_share(mp_rowsort *rs, SharedFileSet *fileset, int participant,
+							 bool to_store);
+extern bool mp_rowsort_store_chosen(double rows);
 extern int	mp_rowsort_hand_in(mp_rowsort *rs);
 extern void mp_rowsort_take_runs(mp_rowsort *rs, int participant);
 

@@ -27,6 +27,10 @@
  * that starts later sorts on its own, as a worker whose rows stay in
  * memory does.  The leader waits there as a Gather Merge waits for each
  * worker's first row, which comes after that worker's input was read.
+ * Where each participant's rows are expected to outgrow work_mem and the
+ * GPU is chosen for them all (decided by the leader before the workers
+ * start), the workers do not sort at all: they hand their rows in unsorted
+ * and the leader sorts every row in its GPU store (rowsort.c).
  */
 #include "postgres.h"
 
@@ -67,6 +71,7 @@ typedef struct sort_shared
 {
 	int			nworkers;
 	bool		gather;
+	bool		to_store;		/* the leader sorts every row in its GPU store */
 	dsm_handle	seg;
 	SharedFileSet fileset;
 	Barrier		handing;
@@ -261,7 +266,8 @@ sort_input(MergepathSortState *state)
 								   state->css.ss.ps.plan->plan_width);
 	if (joined)
 		mp_rowsort_share(state->sort, &state->shared->fileset,
-						 IsParallelWorker() ? ParallelWorkerNumber : -1);
+						 IsParallelWorker() ? ParallelWorkerNumber : -1,
+						 state->shared->to_store);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(outer);
@@ -400,11 +406,22 @@ sort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	MergepathSortState *state = (MergepathSortState *) node;
 	sort_shared *sh = coordinate;
+	Plan	   *plan = node->ss.ps.plan;
 
 	state->shared = sh;
 	memset(sh, 0, shared_size(pcxt->nworkers));
 	sh->nworkers = pcxt->nworkers;
 	sh->gather = state->gather && parallel_leader_participation && pcxt->nworkers > 0;
+	/*
+	 * The leader sorts every participant's rows in its GPU store where each
+	 * participant's rows are expected to outgrow work_mem (rows whose sorts
+	 * stay in memory are sorted where they are) and the GPU is chosen for
+	 * them all.
+	 */
+	sh->to_store = sh->gather &&
+		plan->plan_rows * (plan->plan_width + MAXALIGN(SizeofMinimalTupleHeader)) >
+		(double) work_mem * 1024 &&
+		mp_rowsort_store_chosen(plan->plan_rows * (pcxt->nworkers + 1));
 	if (sh->gather)
 	{
 		SharedFileSetInit(&sh->fileset, pcxt->seg);
@@ -508,7 +525,7 @@ backend_text(const mp_rowsort_stats *st)
 static const char *
 space_type(const mp_rowsort_stats *st)
 {
-	return st->method == MP_ROWSORT_EXTERNAL ? "Disk"
+	return st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_HANDED ? "Disk"
 		: st->method == MP_ROWSORT_DEVICE ? "Device" : "Memory";
 }
 
@@ -523,11 +540,12 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 		appendStringInfoSpaces(es->str, es->indent * 2);
 		appendStringInfo(es->str, "Worker %d:  Sort Method: %s  %s: " INT64_FORMAT "kB",
 						 n, mp_rowsort_method_name(st->method), space_type(st), st->space_kb);
-		if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
+		if (st->method != MP_ROWSORT_MEMORY)
 		{
 			appendStringInfo(es->str, "  Runs: %d", st->runs);
 			if (st->handed_runs > 0)
-				appendStringInfo(es->str, " (%d merged by the leader)", st->handed_runs);
+				appendStringInfo(es->str, " (%d %s by the leader)", st->handed_runs,
+								 st->method == MP_ROWSORT_HANDED ? "sorted" : "merged");
 			appendStringInfo(es->str, "  Memory: " INT64_FORMAT "kB", st->memory_kb);
 		}
 		appendStringInfo(es->str, "  Backend: %s\n",
@@ -540,10 +558,10 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 	ExplainPropertyText("Sort Method", mp_rowsort_method_name(st->method), es);
 	ExplainPropertyInteger("Sort Space Used", "kB", st->space_kb, es);
 	ExplainPropertyText("Sort Space Type", space_type(st), es);
-	if (st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE)
+	if (st->method != MP_ROWSORT_MEMORY)
 	{
 		ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
-		ExplainPropertyInteger("Sort Runs Merged by the Leader", NULL, st->handed_runs, es);
+		ExplainPropertyInteger("Sort Runs Handed to the Leader", NULL, st->handed_runs, es);
 		ExplainPropertyInteger("Sort Merge Passes", NULL, st->passes, es);
 		ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
 	}
@@ -585,11 +603,20 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (es->format == EXPLAIN_FORMAT_TEXT)
 				ExplainPropertyText("Sort Runs",
 									st->method == MP_ROWSORT_DEVICE
-									? psprintf("%d, sorted on the device, Memory: " INT64_FORMAT "kB",
-											   st->runs, st->memory_kb)
-									: psprintf("%d%s, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
+									? psprintf("%d%s, sorted on the device, Memory: " INT64_FORMAT "kB",
 											   st->runs,
 											   st->taken_runs > 0
+											   ? psprintf(" and %d of the workers' (" INT64_FORMAT
+														  " rows)", st->taken_runs,
+														  st->taken_rows)
+											   : "",
+											   st->memory_kb)
+									: psprintf("%d%s, merged in %d pass%s, Memory: " INT64_FORMAT "kB",
+											   st->runs,
+											   st->taken_rows > 0
+											   ? psprintf(" (" INT64_FORMAT " rows of the workers' among them)",
+														  st->taken_rows)
+											   : st->taken_runs > 0
 											   ? psprintf(" and %d of the workers'", st->taken_runs)
 											   : "",
 											   st->passes, st->passes == 1 ? "" : "es",
@@ -599,6 +626,7 @@ sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
 				ExplainPropertyInteger("Sort Runs of the Workers", NULL, st->taken_runs, es);
+				ExplainPropertyInteger("Sort Rows of the Workers", NULL, st->taken_rows, es);
 				ExplainPropertyInteger("Sort Merge Passes", NULL, st->passes, es);
 				ExplainPropertyInteger("Sort Memory Used", "kB", st->memory_kb, es);
 			}
