@@ -2275,6 +2275,49 @@ ship_copy(void *ctx, int64_t lo, int64_t hi)
 	}
 }
 
+/* wide_keys, its time (from t0, ending at *t1) counted as the keys'. */
+static void *
+timed_wide_keys(mp_rowsort *rs, double t0, double *t1)
+{
+	void	   *words = wide_keys(rs);
+
+	*t1 = mp_now_ms();
+	rs->stats.keys_ms += *t1 - t0;
+	note_peak(rs);
+	return words;
+}
+
+/*
+ * The tuples of held rows j .. j + c that fit the stage's buffer of *room
+ * bytes (one at least: a longer one grows it), formed into it on the CPU
+ * backend's threads: how many (m); job->at[0 .. m] their offsets and end.
+ */
+static int64
+stage_tuples(ship_job *job, int64 j, int64 c, Size *room)
+{
+	Size	   *at = job->at;
+	int64		m = 0;
+	Size		used = 0;
+
+	job->first = j;
+	mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, ship_sizes, job);
+	while (m < c && (m == 0 || used + at[m] <= *room))
+	{
+		Size		size = at[m];
+
+		at[m++] = used;
+		used += size;
+	}
+	at[m] = used;
+	if (used > *room)
+	{
+		job->buf = repalloc_huge(job->buf, used);
+		*room = used;
+	}
+	mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART, ship_copy, job);
+	return m;
+}
+
 /*
  * The rows held go to the store, and are forgotten; false, with nothing
  * shipped, where the store cannot take them (its limit, or the GPU's free
@@ -2288,8 +2331,7 @@ ship_rows(mp_rowsort *rs)
 	int64		chunk = ship_chunk(rs);
 	Size	   *at = palloc((chunk + 1) * sizeof(Size));
 	uint64	   *off = palloc(chunk * sizeof(uint64));
-	char	   *buf = palloc(room);
-	ship_job	job = {rs, 0, at, buf};
+	ship_job	job = {rs, 0, at, palloc(room)};
 	int			wb = rs->wide.word_bytes;
 	Size		total = 0;
 	Size		base = rs->dev_bytes;
@@ -2307,42 +2349,24 @@ ship_rows(mp_rowsort *rs)
 	{
 		pfree(at);
 		pfree(off);
-		pfree(buf);
+		pfree(job.buf);
 		return false;
 	}
 	device_call(rs, st);
-	words = wide_keys(rs);
-	t1 = mp_now_ms();
-	rs->stats.keys_ms += t1 - t0;
-	note_peak(rs);
+	words = timed_wide_keys(rs, t0, &t1);
 	for (int64 j = 0; j < n;)
 	{
-		int64		c = Min(chunk, n - j);
-		int64		m = 0;
-		Size		used = 0;
+		int64		m;
+		Size		used;
 
 		CHECK_FOR_INTERRUPTS();
-		job.first = j;
-		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, ship_sizes, &job);
-		/* the tuples that fit (one at least: a larger one grows the buffer) */
-		while (m < c && (m == 0 || used + at[m] <= room))
-		{
-			Size		size = at[m];
-
-			at[m] = used;
-			off[m++] = base + used;
-			used += size;
-		}
-		at[m] = used;
-		if (used > room)
-		{
-			buf = repalloc_huge(buf, used);
-			room = used;
-			job.buf = buf;
-		}
-		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART, ship_copy, &job);
-		while ((st = mp_gpu_store_append(rs->dev, buf, used, off, (char *) words + (Size) j * wb,
-										 n, m, mp_poll, &rs->stats.gpu)) == MP_CANCELLED)
+		m = stage_tuples(&job, j, Min(chunk, n - j), &room);
+		used = at[m];
+		for (int64 k = 0; k < m; k++)
+			off[k] = base + at[k];
+		while ((st = mp_gpu_store_append(rs->dev, job.buf, used, off,
+										 (char *) words + (Size) j * wb, n, m, mp_poll,
+										 &rs->stats.gpu)) == MP_CANCELLED)
 			CHECK_FOR_INTERRUPTS();
 		device_call(rs, st);
 		base += used;
@@ -2355,7 +2379,7 @@ ship_rows(mp_rowsort *rs)
 	mp_big_free(&rs->big, words);
 	pfree(at);
 	pfree(off);
-	pfree(buf);
+	pfree(job.buf);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t1;
@@ -2513,7 +2537,6 @@ write_chunks(mp_rowsort *rs)
 	int			nwords = rs->wide.nwords;
 	int			wb = rs->wide.word_bytes;
 	Size	   *at;
-	char	   *buf;
 	ship_job	job;
 	double		t0 = mp_now_ms(),
 				t1;
@@ -2528,52 +2551,28 @@ write_chunks(mp_rowsort *rs)
 		rs->chunks_open = true;
 	}
 	at = palloc((chunk + 1) * sizeof(Size));
-	buf = palloc(room);
-	job = (ship_job) {rs, 0, at, buf};
+	job = (ship_job) {rs, 0, at, palloc(room)};
 	if (rs->value_rows)
 		lay_out_nulls(rs, row_nulls(rs, 0));
-	words = wide_keys(rs);
-	t1 = mp_now_ms();
-	rs->stats.keys_ms += t1 - t0;
-	note_peak(rs);
+	words = timed_wide_keys(rs, t0, &t1);
 	for (int64 j = 0; j < n;)
 	{
-		int64		c = Min(chunk, n - j);
-		int64		m = 0;
-		Size		used = 0;
 		rs_chunk_head head;
 
 		CHECK_FOR_INTERRUPTS();
-		job.first = j;
-		mp_cpu_parallel(mp_cpu_threads_now(), c, STAGE_PART, ship_sizes, &job);
-		while (m < c && (m == 0 || used + at[m] <= room))
-		{
-			Size		size = at[m];
-
-			at[m++] = used;
-			used += size;
-		}
-		at[m] = used;
-		if (used > room)
-		{
-			buf = repalloc_huge(buf, used);
-			room = used;
-			job.buf = buf;
-		}
-		mp_cpu_parallel(mp_cpu_threads_now(), m, STAGE_PART, ship_copy, &job);
-		head.rows = m;
-		head.bytes = used;
+		head.rows = stage_tuples(&job, j, Min(chunk, n - j), &room);
+		head.bytes = at[head.rows];
 		sink_write(&rs->chunks, &head, sizeof(head));
 		for (int w = 0; w < nwords; w++)
-			sink_write(&rs->chunks, (char *) words + ((Size) w * n + j) * wb, m * wb);
-		sink_write(&rs->chunks, buf, used);
-		j += m;
+			sink_write(&rs->chunks, (char *) words + ((Size) w * n + j) * wb, head.rows * wb);
+		sink_write(&rs->chunks, job.buf, head.bytes);
+		j += head.rows;
 	}
 	rs->chunk_rows += n;
 	rs->stats.runs++;
 	mp_big_free(&rs->big, words);
 	pfree(at);
-	pfree(buf);
+	pfree(job.buf);
 	note_peak(rs);
 	forget_rows(rs);
 	rs->stats.write_ms += mp_now_ms() - t1;
