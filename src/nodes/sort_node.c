@@ -529,6 +529,15 @@ space_type(const mp_rowsort_stats *st)
 		: st->method == MP_ROWSORT_DEVICE ? "Device" : "Memory";
 }
 
+/* Whether the sort went beyond its memory: runs, the GPU's store, or its
+ * rows handed to the leader's store. */
+static bool
+on_disk_or_device(const mp_rowsort_stats *st)
+{
+	return st->method == MP_ROWSORT_EXTERNAL || st->method == MP_ROWSORT_DEVICE ||
+		st->method == MP_ROWSORT_HANDED;
+}
+
 /* A worker's sort, on a line of its own (text) or as a group. */
 static void
 explain_worker(int n, const sort_report *r, ExplainState *es)
@@ -540,7 +549,7 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 		appendStringInfoSpaces(es->str, es->indent * 2);
 		appendStringInfo(es->str, "Worker %d:  Sort Method: %s  %s: " INT64_FORMAT "kB",
 						 n, mp_rowsort_method_name(st->method), space_type(st), st->space_kb);
-		if (st->method != MP_ROWSORT_MEMORY)
+		if (on_disk_or_device(st))
 		{
 			appendStringInfo(es->str, "  Runs: %d", st->runs);
 			if (st->handed_runs > 0)
@@ -558,7 +567,7 @@ explain_worker(int n, const sort_report *r, ExplainState *es)
 	ExplainPropertyText("Sort Method", mp_rowsort_method_name(st->method), es);
 	ExplainPropertyInteger("Sort Space Used", "kB", st->space_kb, es);
 	ExplainPropertyText("Sort Space Type", space_type(st), es);
-	if (st->method != MP_ROWSORT_MEMORY)
+	if (on_disk_or_device(st))
 	{
 		ExplainPropertyInteger("Sort Runs", NULL, st->runs, es);
 		ExplainPropertyInteger("Sort Runs Handed to the Leader", NULL, st->handed_runs, es);
