@@ -19,5 +19,5 @@ run='psql -X -q <test/showcase.sql && SIZES=${SIZES:-10000,100000,1000000,500000
 if [ -n "${PGHOST:-}" ] && psql -X -Atc 'SELECT 1' >/dev/null 2>&1; then
 	bash -c "$run"
 else
-	pg_virtualenv bash -c "$run"
+	test/pg_server.sh -- bash -c "$run"
 fi

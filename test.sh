@@ -82,12 +82,12 @@ c_tests() {
 }
 
 regress() {
-	pg_virtualenv make -s installcheck WERROR=1 || { cat regression.diffs 2>/dev/null; return 1; }
+	test/pg_server.sh -- make -s installcheck WERROR=1 || { cat regression.diffs 2>/dev/null; return 1; }
 	grep -E 'tests passed|failed' "$logs/regress.log" | sed 's/^ */   /' >"$logs/regress.summary"
 }
 
 examples() {
-	pg_virtualenv test/readme_examples.pl &&
+	test/pg_server.sh -- test/readme_examples.pl &&
 		grep -E 'blocks of' "$logs/doc-examples.log" | sed 's/^/   /' >"$logs/doc-examples.summary"
 }
 

@@ -95,7 +95,7 @@ run() {
 	# the suite's own verdict against its expected files is not the point
 	# (a server from a package differs from a source build in places): the
 	# outputs are compared between runs afterwards
-	pg_virtualenv "${opts[@]}" "$regress" --inputdir="$suite" --outputdir="runs/$name" \
+	PG_CONFIG="$PG_CONFIG" "$here/pg_server.sh" "${opts[@]}" -- "$regress" --inputdir="$suite" --outputdir="runs/$name" \
 		--bindir="$($PG_CONFIG --bindir)" --dlpath="$work/lib" --max-concurrent-tests=20 \
 		--schedule="$suite/parallel_schedule" >"runs/$name.log" 2>&1 || true
 	local n; n=$(ls "runs/$name/results/"*.out 2>/dev/null | wc -l)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The merge-join experiment (see merge_join.sql) against the server that PG*
-# variables reach, e.g. `pg_virtualenv test/bench/merge_join.sh`.
+# variables reach, e.g. `test/pg_server.sh -- test/bench/merge_join.sh`.
 # ROWS: table sizes, comma-separated; unique keys, then DUP copies of each
 # key a side (COPIES: the list of copies to run, default "1 $DUP").  REPS: timed runs a query (median; default 3).  KINDS=on adds
 # a left, a full and an anti join; FUNCTIONS=off leaves out the gpu_join rows.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MergepathSort beside PostgreSQL's own Sort (see sort_node.sql), against the
-# server that PG* variables reach, e.g. `pg_virtualenv test/bench/sort_node.sh`.
+# server that PG* variables reach, e.g. `test/pg_server.sh -- test/bench/sort_node.sh`.
 # SIZES: table rows, comma-separated (default 1M and 10M); CASES: which
 # queries (default all; see sort_node.sql); SMALL=1 instead times the whole
 # query at small sizes, where mergepath.sort_min_rows is chosen; METHODS:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SQL-level benchmarks of gpu_merge and the set operations against the
 # server that PG* variables reach (with mergepath and intarray installed),
-# e.g. `pg_virtualenv test/bench/sql_bench.sh`.  SIZES: elements per side,
+# e.g. `test/pg_server.sh -- test/bench/sql_bench.sh`.  SIZES: elements per side,
 # comma-separated; ROWS: table sizes for the sorting aggregate; RUNS: how
 # many sorted runs for `runs`.  Arguments name the benchmarks (merge, setops,
 # sort, crossover: each operation on each backend from 1K to 1M elements;
