@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU test, in one command, on a host with a GPU:
-#   C tests of both backends, compute-sanitizer (memcheck, racecheck,
-#   initcheck, synccheck) over the GPU C tests, pg_regress with the GPU and
-#   the CPU forced (the MergepathSort and MergepathJoin suites among them),
+#   the GPU backend's C tests, compute-sanitizer (memcheck, racecheck,
+#   initcheck, synccheck) over them, pg_regress with the GPU forced (the
+#   MergepathSort and MergepathJoin suites among them),
 #   the GPU life cycle inside a real server (cancels in functions and in
 #   both nodes), what a backend holds of the GPU (the pool's cap, the
 #   release after the idle time, nvidia-smi's view), and the Citus suite
@@ -10,7 +10,8 @@
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
-# any, name the steps to run (build always runs); SUITES limits the
+# any, name the steps to run (build always runs; c-tests-cpu and
+# regress-cpu, the CPU backend's, only when named); SUITES limits the
 # sanitizers to some suites of C tests (default: all).
 set -uo pipefail
 export PSQL_PAGER=cat			# nothing waits at a pager
@@ -21,9 +22,13 @@ mkdir -p "$log_dir"
 pg_config=${PG_CONFIG:-pg_config}
 passed=0 failed=0
 
+# With no arguments every step but c-tests-cpu and regress-cpu, which CI
+# runs on every change (the CPU backend's C tests and the suite with the
+# CPU forced): named, they run here too.
 only=" $* "
 selected() {
-	[[ $1 == build || $only == "  " || $only == *" $1 "* ]]
+	[[ $1 == build || $only == *" $1 "* ]] ||
+		[[ $only == "  " && $1 != c-tests-cpu && $1 != regress-cpu ]]
 }
 
 # report NAME EXIT_STATUS START_SECONDS
@@ -58,10 +63,12 @@ sanitize() {
 
 # The compute-sanitizer tools side by side, each over every suite of C
 # tests, the suites side by side too: racecheck over all of them in one
-# process would take longer than the rest together, and over the batch
-# suite alone it is the slowest process of all, so that one runs in four
-# shards.  On a host with several GPUs (and CUDA_VISIBLE_DEVICES not set)
-# the processes are dealt out to them in turn.
+# process would take longer than the rest together, so it runs each suite
+# in RACECHECK_SHARDS shards (default 4: a suite's units are its element
+# types, the batch suite's its operations).  On a host with several GPUs
+# (and CUDA_VISIBLE_DEVICES not set) the processes are dealt out to them in
+# turn.  Each process's seconds end its log; a tool's line names its
+# slowest process.
 sanitize_all() {
 	local tools=() pids=() counts=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
 	local ngpus=1 i=0
@@ -73,17 +80,25 @@ sanitize_all() {
 	for t in "${tools[@]}"; do
 		local n=0
 		for s in "${suites[@]}"; do
-			local units=("$s")
-			[ "$t" = racecheck ] && [ "$s" = batch ] &&
-				units=(batch:0/4 batch:1/4 batch:2/4 batch:3/4)
+			local units=("$s") k
+			if [ "$t" = racecheck ] && [ "${RACECHECK_SHARDS:-4}" -gt 1 ]; then
+				units=()
+				for ((k = 0; k < ${RACECHECK_SHARDS:-4}; k++)); do
+					units+=("$s:$k/${RACECHECK_SHARDS:-4}")
+				done
+			fi
 			for u in "${units[@]}"; do
 				(
+					t1=$SECONDS
 					[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
 					if [ "$t" = memcheck ]; then
 						sanitize "$t" "$u" --leak-check full
 					else
 						sanitize "$t" "$u"
 					fi
+					st=$?
+					echo "$t $u: $((SECONDS - t1)) s"
+					exit $st
 				) >"$log_dir/$t-${u//[:\/]/-}.log" 2>&1 &
 				pids+=($!)
 				i=$((i + 1))
@@ -102,6 +117,9 @@ sanitize_all() {
 		c=$((c + 1))
 		cat "$log_dir/$t"-*.log >"$log_dir/$t.log"
 		report "$t" $st "$t0"
+		grep -h -E "^$t [a-z]+(:[0-9]+/[0-9]+)?: [0-9]+ s$" "$log_dir/$t"-*.log |
+			awk '{ print $(NF - 1), $2 }' | sort -n -r | head -3 |
+			awk '{ s = s (NR > 1 ? ", " : "") $2 " " $1 " s" } END { if (s != "") print "    slowest: " s }'
 	done
 }
 

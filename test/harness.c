@@ -12,8 +12,9 @@
  * --gpu: the GPU backend alone, and it must be usable.  --quick: smaller
  * sizes, for runs under compute-sanitizer.  --suite: only the named suites
  * (default all), so that sanitizer runs can go side by side.  --shard K/N:
- * of the batch suite, only operations K, K + N, K + 2N, ... (0 <= K < N),
- * so that a slow tool can run it as N processes side by side.
+ * of each suite, only units K, K + N, K + 2N, ... (0 <= K < N; the units
+ * are the element types, or the batch suite's operations: shard_takes), so
+ * that a slow tool can run a suite as N processes side by side.
  */
 #include <float.h>
 #include <inttypes.h>

@@ -66,6 +66,18 @@ extern bool quick;
 extern int	shard,
 			shards;
 
+/*
+ * Whether this process runs unit u of its suite under --shard K/N: units
+ * K, K + N, K + 2N, ...  A suite's units are its element types (the batch
+ * suite's, its operations), and the parts outside those loops are units of
+ * their own.
+ */
+static inline bool
+shard_takes(int64_t u)
+{
+	return u % shards == shard;
+}
+
 uint64_t	rnd(void);
 int64_t		rnd_below(int64_t n);
 

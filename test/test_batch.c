@@ -377,7 +377,7 @@ run_batch_tests(const backend *be)
 		{
 			mp_type		type = (mp_type) t;
 
-			if (op % shards != shard)
+			if (!shard_takes(op))
 				continue;
 
 			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)

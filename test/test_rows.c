@@ -662,16 +662,18 @@ run_rows_tests(const backend *be)
 	static const int64_t sizes[] = {0, 1, 2, 3, 17, 255, 256, 257, 4097, 65539, 1 << 20};
 	int			nsizes = quick ? 8 : (int) (sizeof(sizes) / sizeof(sizes[0]));
 
-	if (strcmp(be->name, "cpu") == 0)
+	/* the units of --shard: these two, each size, each typed round, the big
+	 * sorts, the cancels */
+	if (strcmp(be->name, "cpu") == 0 && shard_takes(0))
 	{
 		run_gather_tests(be);
 		run_rows_thread_tests(be);
 	}
-	else
+	else if (strcmp(be->name, "cpu") != 0 && shard_takes(1))
 		run_store_tests(be);
 
 	for (int s = 0; s < nsizes; s++)
-		for (int shape = 0; shape < NUM_SHAPES; shape++)
+		for (int shape = 0; shape < NUM_SHAPES && shard_takes(s); shape++)
 		{
 			int64_t		n = sizes[s];
 			int			one[1],
@@ -706,6 +708,8 @@ run_rows_tests(const backend *be)
 		key_column cols[2];
 		int64_t		n = round % 4 == 3 ? 1 + rnd_below(100000) : 1 + rnd_below(3000);
 
+		if (!shard_takes(round))
+			continue;
 		for (int c = 0; c < 2; c++)
 		{
 			cols[c].type = (mp_type) rnd_below(4);
@@ -721,7 +725,7 @@ run_rows_tests(const backend *be)
 		}
 	}
 
-	if (!quick)
+	if (!quick && shard_takes(2))
 	{
 		int			one[1] = {32};
 
@@ -731,6 +735,7 @@ run_rows_tests(const backend *be)
 	}
 
 	/* a cancel between chunks stops the sort */
+	if (shard_takes(3))
 	{
 		int64_t		n = 3 << 20;
 		int			one[1] = {32};
@@ -747,7 +752,7 @@ run_rows_tests(const backend *be)
 		free(words);
 		free(perm);
 	}
-	if (strcmp(be->name, "cpu") == 0)
+	if (strcmp(be->name, "cpu") == 0 && shard_takes(3))
 	{
 		int64_t		n = 3 << 20;
 		uint64_t   *keys = xmalloc(n * sizeof(uint64_t)),

@@ -416,6 +416,9 @@ run_runs_tests(const backend *be)
 	{
 		mp_type		type = (mp_type) t;
 
+		if (!shard_takes(t))
+			continue;
+
 		for (int i = 0; i < nk; i++)
 			for (int how = 0; how < NUM_LENGTHS; how++)
 			{
@@ -436,10 +439,13 @@ run_runs_tests(const backend *be)
 			run_values_case(be, type, GEN_WALK, LEN_RANDOM, 4, 4000000);
 		run_runs_cancel(be, type, 64, quick ? 2500000 : 4000000);
 	}
+	/* units 4 and 5: the key runs of 4- and 8-byte words */
 	for (int word = 4; word <= 8; word += 4)
 	{
 		const int	bits[] = {1, 12, 31, 32, 63, 64};
 
+		if (!shard_takes(word == 4 ? 4 : 5))
+			continue;
 		for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++)
 		{
 			if (bits[b] > word * 8)
@@ -452,7 +458,7 @@ run_runs_tests(const backend *be)
 		}
 		run_keys_case(be, word, word * 8, LEN_RANDOM, 4, quick ? 200000 : 2000000);
 	}
-	if (be->merge_key_runs == mp_cpu_merge_key_runs)
+	if (be->merge_key_runs == mp_cpu_merge_key_runs && shard_takes(6))
 		for (int word = 4; word <= 8; word += 4)
 		{
 			const int	bits[] = {1, 12, 32, 64};
@@ -472,7 +478,7 @@ run_runs_tests(const backend *be)
 			run_keyed_case(be, word, 3, LEN_SKEWED, 5, quick ? 400000 : 2000000);
 			run_keyed_case(be, word, 16, LEN_EVEN, 0, 0);
 		}
-	if (be->merge_key_runs == mp_cpu_merge_key_runs)
+	if (be->merge_key_runs == mp_cpu_merge_key_runs && shard_takes(7))
 		for (int nwords = 2; nwords <= 3; nwords++)
 			for (int how = 0; how < NUM_LENGTHS; how++)
 			{

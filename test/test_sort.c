@@ -274,12 +274,15 @@ run_sort_tests(const backend *be)
 {
 	int64_t		big = quick ? 300000 : 10000000;
 
-	if (strcmp(be->name, "cpu") == 0)
+	if (strcmp(be->name, "cpu") == 0 && shard_takes(0))
 		run_sort_thread_tests(be);
 
 	for (int t = 0; t < 4; t++)
 	{
 		mp_type		type = (mp_type) t;
+
+		if (!shard_takes(t))
+			continue;
 
 		/* every size up to 1600 (the merge sort's runs, the CPU's
 		 * thresholds of 4-byte and 8-byte elements: merge sort, byte digits,
