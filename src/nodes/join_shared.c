@@ -61,7 +61,10 @@
  * range holds makes its range larger than the memory, as a Hash Join's
  * batch of one hash value is.  The temporary files belong to a shared file
  * set of the query's segment: under temp_tablespaces, counted against
- * temp_file_limit, removed when the query ends or fails.
+ * temp_file_limit.  A tuplestore's files are removed as soon as every
+ * participant is done with them (a range's inner rows once they are all
+ * read, its outer rows by the last to leave it, the spool once split again
+ * into the ranges), the rest when the query ends or fails.
  *
  * The chunks and arrays live until the query ends, or until a rescan of
  * the Gather above starts the build again (mp_join_shared_reset).
@@ -75,6 +78,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/barrier.h"
+#include "storage/buffile.h"
 #include "storage/sharedfileset.h"
 #include "storage/spin.h"
 #include "utils/memutils.h"
@@ -342,6 +346,47 @@ mp_join_shared_attach_worker(mp_join_shared *sh)
 	if (seg == NULL)
 		elog(ERROR, "MergepathJoin: the parallel query's segment is not mapped");
 	SharedFileSetAttach(&sh->fileset, seg);
+}
+
+/*
+ * A tuplestore's files removed as soon as every participant is done with
+ * them, rather than with the rest of the file set when the query ends: the
+ * unlinking (the page cache's pages of the files dropped, proportional to
+ * their size) then falls on the participants as they go, beside the others'
+ * work, and not on the leader after the last row.  sharedtuplestore.c names
+ * a participant's file of the store NAME.pN.
+ */
+static void
+remove_store_files(mp_join_shared *sh, const char *name)
+{
+	char		file[MAXPGPATH];
+
+	for (int p = 0; p < participants(sh); p++)
+	{
+		snprintf(file, sizeof(file), "%s.p%d", name, p);
+		BufFileDeleteFileSet(&sh->fileset.fs, file, true);
+	}
+}
+
+static void
+remove_spool_files(mp_join_shared *sh, int from, int to)
+{
+	char		name[32];
+
+	for (int b = from; b < to; b++)
+	{
+		snprintf(name, sizeof(name), "mpjoin.spool.%d", b);
+		remove_store_files(sh, name);
+	}
+}
+
+static void
+remove_range_files(mp_join_shared *sh, int r, bool outer)
+{
+	char		name[32];
+
+	snprintf(name, sizeof(name), "mpjoin.%d.%c", r, outer ? 'o' : 'i');
+	remove_store_files(sh, name);
 }
 
 /* Frees a list of allocations; their bytes no longer counted. */
@@ -1529,7 +1574,9 @@ mp_join_inner_build(mp_join_inner *in, PlanState *inner, PlanState *outer,
 		{
 			attach_spool(in);
 			respill(in);
-			BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION);
+			/* the spool, split into the ranges, read by everyone */
+			if (BarrierArriveAndWait(&sh->build, PG_WAIT_EXTENSION) && sh->respill)
+				remove_spool_files(sh, 0, sh->nsplit + 1);
 			phase = BUILD_SPLIT_OUTER;
 		}
 		if (phase == BUILD_SPLIT_OUTER)
@@ -1621,7 +1668,14 @@ mp_join_next_range(mp_join_inner *in, mp_join_part_report *report)
 			}
 			publish(in, true, report);
 			if (BarrierArriveAndWait(&side->barrier, PG_WAIT_EXTENSION))
+			{
+				/* the range's inner rows, read by everyone who takes part */
+				if (sh->respill)
+					remove_range_files(sh, r, false);
+				else
+					remove_spool_files(sh, sh->first_bucket[r], sh->first_bucket[r + 1]);
 				merge_prepare(in, report);
+			}
 			phase = RANGE_MERGE;
 		}
 		if (phase == RANGE_MERGE)
@@ -1664,16 +1718,19 @@ mp_join_range_outer_row(mp_join_inner *in)
 bool
 mp_join_range_done(mp_join_inner *in)
 {
-	if (in->cur < 0)
+	int			r = in->cur;
+
+	if (r < 0)
 		return false;
-	sts_end_parallel_scan(in->range_outer[in->cur]);
-	in->range_done[in->cur] = true;
+	sts_end_parallel_scan(in->range_outer[r]);
+	in->range_done[r] = true;
 	in->cur = -1;
 	if (!BarrierArriveAndDetach(&in->side->barrier))
 	{
 		in->side = NULL;
 		return false;
 	}
+	remove_range_files(in->sh, r, true);
 	if (in->keep_nulls && in->nrows > 0)
 		return true;
 	mp_join_range_free(in);
