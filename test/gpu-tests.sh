@@ -53,68 +53,72 @@ step() {
 	report "$name" $status "$t0"
 }
 
-# sanitize TOOL SUITE[:K/N] [TOOL OPTIONS] (K/N: a shard of the suite)
+# sanitize TOOL SUITE[:K/N] [TOOL OPTIONS] (K/N: a shard of the suite).
+# Under the sanitizers the suites' sweeps take every SANITIZE_THIN-th case
+# (default 4: --thin): their cost is per call, and the cases outside the
+# sweeps (big, unequal, unsorted, cancelled) all run.
 sanitize() {
 	local suite=${2%%:*} shard=()
 	[ "$suite" = "$2" ] || shard=(--shard "${2#*:}")
 	timeout "${SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$1" --error-exitcode 1 "${@:3}" \
-		test/test_backends --gpu --quick --suite "$suite" "${shard[@]}"
+		test/test_backends --gpu --quick --thin "${SANITIZE_THIN:-4}" --suite "$suite" "${shard[@]}"
 }
 
-# The compute-sanitizer tools side by side, each over every suite of C
-# tests, the suites side by side too: racecheck over all of them in one
-# process would take longer than the rest together, so it runs each suite
-# in RACECHECK_SHARDS shards (default 4: a suite's units are its element
-# types, the batch suite's its operations).  On a host with several GPUs
-# (and CUDA_VISIBLE_DEVICES not set) the processes are dealt out to them in
-# turn.  Each process's seconds end its log; a tool's line names its
-# slowest process.
+# The compute-sanitizer tools, each over every suite of C tests, as
+# processes of their own: racecheck, the slowest tool, over each suite in
+# RACECHECK_SHARDS shards (default 2: a suite's units are its element
+# types, the batch suite's its operations).  At most SANITIZE_JOBS run at
+# once (default: the host's cores; each process keeps about three busy and
+# the GPU is shared by time slices, so more at once only adds switching),
+# the slowest first: racecheck, then the suites with the most calls.  On a
+# host with several GPUs (and CUDA_VISIBLE_DEVICES not set) the processes
+# are dealt out to them in turn.  Each process's seconds end its log; a
+# tool's line names its slowest processes.
 sanitize_all() {
-	local tools=() pids=() counts=() t0=$SECONDS suites=(${SUITES:-merge setops search sort rows runs batch})
-	local ngpus=1 i=0
+	local tools=() jobs=() t0=$SECONDS suites=(${SUITES:-setops search batch sort merge rows runs})
+	local ngpus=1 i=0 cap=${SANITIZE_JOBS:-$(nproc)} shards=${RACECHECK_SHARDS:-2}
 	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] || ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 	[ "$ngpus" -ge 1 ] || ngpus=1
-	for t in memcheck racecheck initcheck synccheck; do
-		selected "$t" && tools+=("$t")
-	done
-	for t in "${tools[@]}"; do
-		local n=0
+	for t in racecheck memcheck initcheck synccheck; do
+		selected "$t" || continue
+		tools+=("$t")
+		rm -f "$log_dir/$t"-*.log "$log_dir/$t"-*.log.status
 		for s in "${suites[@]}"; do
-			local units=("$s") k
-			if [ "$t" = racecheck ] && [ "${RACECHECK_SHARDS:-4}" -gt 1 ]; then
-				units=()
-				for ((k = 0; k < ${RACECHECK_SHARDS:-4}; k++)); do
-					units+=("$s:$k/${RACECHECK_SHARDS:-4}")
+			if [ "$t" = racecheck ] && [ "$shards" -gt 1 ]; then
+				for ((k = 0; k < shards; k++)); do
+					jobs+=("$t $s:$k/$shards")
 				done
+			else
+				jobs+=("$t $s")
 			fi
-			for u in "${units[@]}"; do
-				(
-					t1=$SECONDS
-					[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
-					if [ "$t" = memcheck ]; then
-						sanitize "$t" "$u" --leak-check full
-					else
-						sanitize "$t" "$u"
-					fi
-					st=$?
-					echo "$t $u: $((SECONDS - t1)) s"
-					exit $st
-				) >"$log_dir/$t-${u//[:\/]/-}.log" 2>&1 &
-				pids+=($!)
-				i=$((i + 1))
-				n=$((n + 1))
-			done
 		done
-		counts+=("$n")
 	done
-	local k=0 c=0
-	for t in "${tools[@]}"; do
-		local st=0
-		for ((m = 0; m < counts[c]; m++)); do
-			wait "${pids[$k]}" || st=1
-			k=$((k + 1))
+	for j in "${jobs[@]}"; do
+		local t=${j% *} u=${j#* }
+		local log="$log_dir/$t-${u//[:\/]/-}.log"
+		while [ "$(jobs -rp | wc -l)" -ge "$cap" ]; do
+			wait -n
 		done
-		c=$((c + 1))
+		(
+			t1=$SECONDS
+			[ "$ngpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % ngpus))
+			if [ "$t" = memcheck ]; then
+				sanitize "$t" "$u" --leak-check full
+			else
+				sanitize "$t" "$u"
+			fi
+			st=$?
+			echo "$t $u: $((SECONDS - t1)) s"
+			echo "$st" >"$log.status"
+		) >"$log" 2>&1 &
+		i=$((i + 1))
+	done
+	wait
+	for t in "${tools[@]}"; do
+		local st=0 f
+		for f in "$log_dir/$t"-*.log; do
+			[ "$(cat "$f.status" 2>/dev/null)" = 0 ] || st=1
+		done
 		cat "$log_dir/$t"-*.log >"$log_dir/$t.log"
 		report "$t" $st "$t0"
 		grep -h -E "^$t [a-z]+(:[0-9]+/[0-9]+)?: [0-9]+ s$" "$log_dir/$t"-*.log |

@@ -5,7 +5,7 @@
  *		the output poisoned before every run.
  *
  *	test_backends [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch]
- *		[--shard K/N]
+ *		[--shard K/N] [--thin N]
  *
  * Without --gpu or --cpu: the CPU backend, and the GPU backend too when a
  * GPU is usable; where none is, checks that the GPU backend says so cleanly.
@@ -14,7 +14,8 @@
  * (default all), so that sanitizer runs can go side by side.  --shard K/N:
  * of each suite, only units K, K + N, K + 2N, ... (0 <= K < N; the units
  * are the element types, or the batch suite's operations: shard_takes), so
- * that a slow tool can run a suite as N processes side by side.
+ * that a slow tool can run a suite as N processes side by side.  --thin N:
+ * of the sweeps, every Nth case (sweep_takes), for the sanitizers.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -215,7 +216,16 @@ const char *const type_names[] = {"int4", "int8", "float4", "float8"};
 const char *const gen_names[] = {"wide", "tiny", "equal", "special", "low", "high", "walk"};
 bool		quick;
 int			shard = 0,
-			shards = 1;
+			shards = 1,
+			thin = 1;
+
+bool
+sweep_takes(void)
+{
+	static int64_t seen;
+
+	return seen++ % thin == 0;
+}
 
 static int	passed,
 			failed;
@@ -547,9 +557,12 @@ main(int argc, char **argv)
 				 sscanf(argv[i + 1], "%d/%d", &shard, &shards) == 2 && shards >= 1 &&
 				 shard >= 0 && shard < shards)
 			i++;
+		else if (strcmp(argv[i], "--thin") == 0 && i + 1 < argc &&
+				 (thin = atoi(argv[i + 1])) >= 1)
+			i++;
 		else
 		{
-			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch] [--shard K/N]\n",
+			fprintf(stderr, "usage: %s [--gpu | --cpu] [--quick] [--seed N] [--suite merge,setops,search,sort,rows,runs,batch] [--shard K/N] [--thin N]\n",
 					argv[0]);
 			return 2;
 		}

@@ -64,7 +64,8 @@ extern const char *const type_names[];
 extern const char *const gen_names[];
 extern bool quick;
 extern int	shard,
-			shards;
+			shards,
+			thin;
 
 /*
  * Whether this process runs unit u of its suite under --shard K/N: units
@@ -77,6 +78,15 @@ shard_takes(int64_t u)
 {
 	return u % shards == shard;
 }
+
+/*
+ * Whether this process runs the next case of a sweep (every split of tiny
+ * sizes, every pair of shapes, every size around the tiles): under --thin N
+ * every Nth case of all the sweeps together, for the sanitizers, whose cost
+ * is mostly per call.  The cases outside the sweeps (big, unequal, unsorted,
+ * cancelled) always run.
+ */
+bool		sweep_takes(void);
 
 uint64_t	rnd(void);
 int64_t		rnd_below(int64_t n);

@@ -383,7 +383,7 @@ run_batch_tests(const backend *be)
 			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
 				for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++)
 				{
-					if (quick && counts[c] > 100)
+					if ((quick && counts[c] > 100) || !sweep_takes())
 						continue;
 					run_case(be, op, type, 0, counts[c], gens[g]);
 					if (g < 2)

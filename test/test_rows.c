@@ -679,6 +679,9 @@ run_rows_tests(const backend *be)
 			int			one[1],
 						three[3];
 
+			if (!sweep_takes())
+				continue;
+
 			/* one word, each width of 4 and of 8 bytes */
 			for (size_t k = 0; k < sizeof(widths4) / sizeof(int); k++)
 			{

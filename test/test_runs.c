@@ -424,7 +424,8 @@ run_runs_tests(const backend *be)
 			{
 				int64_t		n = kk[i] * (quick ? 40 : 200) + rnd_below(1000);
 
-				run_values_case(be, type, (gen_kind) rnd_below(GEN_WALK), (lengths) how, kk[i], n);
+				if (sweep_takes())
+					run_values_case(be, type, (gen_kind) rnd_below(GEN_WALK), (lengths) how, kk[i], n);
 			}
 		for (int g = 0; g < GEN_WALK; g++)
 		{
@@ -452,7 +453,7 @@ run_runs_tests(const backend *be)
 				continue;
 			for (int how = 0; how < NUM_LENGTHS; how++)
 				for (int i = 0; i < nk; i++)
-					if (kk[i] <= 1000 || how == LEN_EVEN)
+					if ((kk[i] <= 1000 || how == LEN_EVEN) && sweep_takes())
 						run_keys_case(be, word, bits[b], (lengths) how, kk[i],
 									  kk[i] * (quick ? 20 : 60) + rnd_below(500));
 		}

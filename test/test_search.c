@@ -272,7 +272,8 @@ run_search_tests(const backend *be)
 		/* every split of tiny sizes */
 		for (int64_t n = 0; n <= (quick ? 6 : 10); n++)
 			for (int64_t nh = 0; nh <= n; nh++)
-				run_case(be, type, GEN_TINY, GEN_TINY, nh, n - nh);
+				if (sweep_takes())
+					run_case(be, type, GEN_TINY, GEN_TINY, nh, n - nh);
 
 		/* every pair of shapes: absent needles, beyond either end (LOW in
 		 * HIGH and back), one key, NaN and -0/+0 runs, empty sides */
@@ -283,7 +284,9 @@ run_search_tests(const backend *be)
 			for (int gh = 0; gh < GEN_WALK; gh++)
 				for (int gn = 0; gn < GEN_WALK; gn++)
 					for (size_t s = 0; s < (quick ? 3 : sizeof(sizes) / sizeof(sizes[0])); s++)
-						run_case(be, type, (gen_kind) gh, (gen_kind) gn, sizes[s][0], sizes[s][1]);
+						if (sweep_takes())
+							run_case(be, type, (gen_kind) gh, (gen_kind) gn, sizes[s][0],
+									 sizes[s][1]);
 		}
 
 		/* sizes far apart: galloping on the CPU, the sparse path on the GPU */
@@ -311,6 +314,8 @@ run_search_tests(const backend *be)
 				int64_t		n = k * 128 + d;
 				int64_t		nh = rnd_below(n + 1);
 
+				if (!sweep_takes())
+					continue;
 				run_case(be, type, (gen_kind) rnd_below(GEN_WALK), (gen_kind) rnd_below(GEN_WALK),
 						 nh, n - nh);
 				if (!quick)
@@ -321,6 +326,8 @@ run_search_tests(const backend *be)
 		for (int ga = 0; ga < GEN_WALK; ga++)
 			for (int gb = 0; gb < GEN_WALK; gb++)
 			{
+				if (!sweep_takes())
+					continue;
 				if (!quick)
 				{
 					run_join(be, type, (gen_kind) ga, (gen_kind) gb, 0, 5, 7);
