@@ -68,15 +68,15 @@ sanitize() {
 # processes of their own: racecheck, the slowest tool, over each suite in
 # RACECHECK_SHARDS shards (default 2: a suite's units are its element
 # types, the batch suite's its operations).  At most SANITIZE_JOBS run at
-# once (default: the host's cores; each process keeps about three busy and
-# the GPU is shared by time slices, so more at once only adds switching),
+# once (default: half the host's cores; a process keeps two or three busy
+# and the GPU is shared by time slices, so more at once only adds switching),
 # the slowest first: racecheck, then the suites with the most calls.  On a
 # host with several GPUs (and CUDA_VISIBLE_DEVICES not set) the processes
 # are dealt out to them in turn.  Each process's seconds end its log; a
 # tool's line names its slowest processes.
 sanitize_all() {
 	local tools=() jobs=() t0=$SECONDS suites=(${SUITES:-setops search batch sort merge rows runs})
-	local ngpus=1 i=0 cap=${SANITIZE_JOBS:-$(nproc)} shards=${RACECHECK_SHARDS:-2}
+	local ngpus=1 i=0 cap=${SANITIZE_JOBS:-$(($(nproc) > 1 ? $(nproc) / 2 : 1))} shards=${RACECHECK_SHARDS:-2}
 	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] || ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 	[ "$ngpus" -ge 1 ] || ngpus=1
 	for t in racecheck memcheck initcheck synccheck; do
