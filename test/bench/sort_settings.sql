@@ -24,7 +24,7 @@
 -- table lists every timing of a cell that has several).  Run through
 -- test/bench/sort_settings.sh, a size at a time (psql variable n), on the
 -- settings the psql variable settings lists (1 defaults, 2 and 3 the 1GB
--- ones).
+-- ones), the queries the psql variable queries lists (empty: all three).
 \ir sql_bench_common.sql
 SET jit = off;
 SET mergepath.sort_min_rows = 1000;
@@ -75,6 +75,7 @@ END $$;
 
 SET bench.settings = :'settings';
 SET bench.reps = :'reps';
+SET bench.queries = :'queries';
 DO $$
 DECLARE
   n bigint := (SELECT count(*) FROM s);
@@ -101,6 +102,8 @@ BEGIN
       PERFORM set_config('work_mem', settings[si][2], false);
       PERFORM set_config('max_parallel_workers_per_gather', settings[si][3], false);
       FOR qi IN 1..3 LOOP
+        CONTINUE WHEN current_setting('bench.queries') <> ''
+                      AND queries[qi][1] <> ALL (string_to_array(current_setting('bench.queries'), ','));
         r := ROW(n, si, settings[si][1], queries[qi][1], NULL, NULL, NULL, NULL, NULL);
         r.plan := pg_temp.plan_of(queries[qi][2]);
         -- a warm-up of each method, then the methods in turn, rep after rep,
