@@ -75,7 +75,7 @@ sanitize() {
 # are dealt out to them in turn.  Each process's seconds end its log; a
 # tool's line names its slowest processes.
 sanitize_all() {
-	local tools=() jobs=() t0=$SECONDS suites=(${SUITES:-setops search batch sort merge rows runs})
+	local tools=() queue=() t0=$SECONDS suites=(${SUITES:-setops search batch sort merge rows runs})
 	local ngpus=1 i=0 cap=${SANITIZE_JOBS:-$(($(nproc) > 1 ? $(nproc) / 2 : 1))} shards=${RACECHECK_SHARDS:-2}
 	[ -n "${CUDA_VISIBLE_DEVICES:-}" ] || ngpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 	[ "$ngpus" -ge 1 ] || ngpus=1
@@ -86,14 +86,14 @@ sanitize_all() {
 		for s in "${suites[@]}"; do
 			if [ "$t" = racecheck ] && [ "$shards" -gt 1 ]; then
 				for ((k = 0; k < shards; k++)); do
-					jobs+=("$t $s:$k/$shards")
+					queue+=("$t $s:$k/$shards")
 				done
 			else
-				jobs+=("$t $s")
+				queue+=("$t $s")
 			fi
 		done
 	done
-	for j in "${jobs[@]}"; do
+	for j in "${queue[@]}"; do
 		local t=${j% *} u=${j#* }
 		local log="$log_dir/$t-${u//[:\/]/-}.log"
 		while [ "$(jobs -rp | wc -l)" -ge "$cap" ]; do
