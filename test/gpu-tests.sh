@@ -54,7 +54,7 @@ step() {
 }
 
 # sanitize TOOL SUITE[:K/N] [TOOL OPTIONS] (K/N: a shard of the suite).
-# Under the sanitizers the suites' sweeps take every SANITIZE_THIN-th case
+# Under the sanitizers the suites' sweeps take one case in SANITIZE_THIN
 # (default 4: --thin): their cost is per call, and the cases outside the
 # sweeps (big, unequal, unsorted, cancelled) all run.
 sanitize() {

@@ -15,7 +15,7 @@
  * of each suite, only units K, K + N, K + 2N, ... (0 <= K < N; the units
  * are the element types, or the batch suite's operations: shard_takes), so
  * that a slow tool can run a suite as N processes side by side.  --thin N:
- * of the sweeps, every Nth case (sweep_takes), for the sanitizers.
+ * of the sweeps, one case in N (sweep_takes), for the sanitizers.
  */
 #include <float.h>
 #include <inttypes.h>
@@ -219,12 +219,20 @@ int			shard = 0,
 			shards = 1,
 			thin = 1;
 
+/*
+ * A case in thin of them, picked by a hash of its number in the sweeps, not
+ * by a stride: a stride would alias with the sweeps' own loops (every
+ * fourth case of a loop over four sizes is always the same size).
+ */
 bool
 sweep_takes(void)
 {
-	static int64_t seen;
+	static uint64_t seen;
+	uint64_t	h = ++seen * 0x9E3779B97F4A7C15ull;
 
-	return seen++ % thin == 0;
+	h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+	h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+	return (h ^ (h >> 31)) % (uint64_t) thin == 0;
 }
 
 static int	passed,

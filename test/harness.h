@@ -82,7 +82,7 @@ shard_takes(int64_t u)
 /*
  * Whether this process runs the next case of a sweep (every split of tiny
  * sizes, every pair of shapes, every size around the tiles): under --thin N
- * every Nth case of all the sweeps together, for the sanitizers, whose cost
+ * one case in N of all the sweeps together, for the sanitizers, whose cost
  * is mostly per call.  The cases outside the sweeps (big, unequal, unsorted,
  * cancelled) always run.
  */
