@@ -297,21 +297,15 @@ run_sort_tests(const backend *be)
 			const int64_t sizes[] = {17, 63, 64, 65, 127, 128, 129, 159, 160, 161, 319, 320, 321,
 				767, 768, 769, 1000, 1535, 1536, 1537, 2049, 4097, 65537, 300001};
 			const int64_t quick_sizes[] = {17, 64, 161, 321, 769, 1537, 4097, 65537};
+			const int64_t *sz = quick ? quick_sizes : sizes;
+			const size_t nsz = quick ? sizeof(quick_sizes) / sizeof(quick_sizes[0])
+				: sizeof(sizes) / sizeof(sizes[0]);
 
 			for (int g = 0; g < GEN_WALK; g++)
 				for (int lay = 0; lay < NUM_LAYOUTS; lay++)
-				{
-					if (quick)
-						for (size_t s = 0; s < sizeof(quick_sizes) / sizeof(quick_sizes[0]); s++)
-						{
-							if (sweep_takes())
-								run_sort_case(be, type, (gen_kind) g, (layout) lay,
-											  quick_sizes[s]);
-						}
-					else
-						for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-							run_sort_case(be, type, (gen_kind) g, (layout) lay, sizes[s]);
-				}
+					for (size_t s = 0; s < nsz; s++)
+						if (sweep_takes())
+							run_sort_case(be, type, (gen_kind) g, (layout) lay, sz[s]);
 		}
 		if (type == MP_FLOAT4 || type == MP_FLOAT8)
 		{
