@@ -7,6 +7,10 @@
 #   both nodes), what a backend holds of the GPU (the pool's cap, the
 #   release after the idle time, nvidia-smi's view), and the Citus suite
 #   with a worker a GPU.
+# After the build and the install, the C tests with the sanitizers,
+# pg_regress and the Citus suite run side by side (they share only the
+# GPU); the steps that measure the card's memory, or take all of it, then
+# run alone, in turn.
 # Needs a PostgreSQL server that PG* variables reach, where `make install`
 # may write (on a GPU host without one: source .pgbundle/pg-up.sh first).
 # Logs go to $LOG_DIR (default /tmp/mergepath-gpu-tests).  Arguments, if
@@ -20,7 +24,6 @@ export PATH=$PATH:${CUDA_HOME:-/usr/local/cuda}/bin
 log_dir=${LOG_DIR:-/tmp/mergepath-gpu-tests}
 mkdir -p "$log_dir"
 pg_config=${PG_CONFIG:-pg_config}
-passed=0 failed=0
 
 # With no arguments every step but c-tests-cpu and regress-cpu, which CI
 # runs on every change (the CPU backend's C tests and the suite with the
@@ -32,12 +35,16 @@ selected() {
 }
 
 # report NAME EXIT_STATUS START_SECONDS
+# (the steps that run side by side report from subshells: the outcomes are
+# counted from $results at the end)
+results=$log_dir/results
+: >"$results"
 report() {
 	local log="$log_dir/$1.log"
 	if [ "$2" -eq 0 ]; then
-		passed=$((passed + 1)); echo "PASS $1 ($((SECONDS - $3)) s)"
+		echo "PASS $1" >>"$results"; echo "PASS $1 ($((SECONDS - $3)) s)"
 	else
-		failed=$((failed + 1)); echo "FAIL $1 ($((SECONDS - $3)) s), last lines of $log:"
+		echo "FAIL $1" >>"$results"; echo "FAIL $1 ($((SECONDS - $3)) s), last lines of $log:"
 		tail -n 25 "$log" | sed 's/^/    /'
 	fi
 }
@@ -45,11 +52,11 @@ report() {
 step() {
 	local name=$1 t0=$SECONDS status; shift
 	selected "$name" || return 0
-	rm -f regression.diffs
+	[[ $name != regress-* ]] || rm -f regression.diffs
 	"$@" >"$log_dir/$name.log" 2>&1
 	status=$?
 	# pg_regress's differences, which the next suite would overwrite
-	[ -f regression.diffs ] && cp regression.diffs "$log_dir/$name.diffs"
+	[[ $name != regress-* || ! -f regression.diffs ]] || cp regression.diffs "$log_dir/$name.diffs"
 	report "$name" $status "$t0"
 }
 
@@ -362,18 +369,47 @@ c_tests() {
 	return $st
 }
 
+# side_by_side LANE...: each lane (a function) in the background, its
+# lines kept apart and printed in order once all are done.
+side_by_side() {
+	local lane pids=()
+	for lane in "$@"; do
+		"$lane" >"$log_dir/lane-$lane.out" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for lane in "$@"; do
+		cat "$log_dir/lane-$lane.out"
+	done
+}
+
+# Three lanes that share nothing but the GPU side by side: the C tests
+# and the sanitizers over them (no server), pg_regress (the server's
+# database of its own), the Citus suite (a cluster of its own).  The
+# steps after them measure the card's memory, or take all of it, so they
+# run alone.
+c_lane() {
+	step c-tests-gpu c_tests gpu
+	step c-tests-cpu c_tests cpu
+	sanitize_all
+}
+regress_lane() {
+	step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
+	step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
+}
+citus_lane() {
+	step citus citus_gpu
+}
+
 step build make -j"$(nproc)" WERROR=1 PG_CONFIG="$pg_config" all test/test_backends
-step c-tests-gpu c_tests gpu
-step c-tests-cpu c_tests cpu
-sanitize_all
 step install make install WERROR=1 PG_CONFIG="$pg_config"	# the build's flags: nothing rebuilt
-step regress-gpu make installcheck-gpu PG_CONFIG="$pg_config"
-step regress-cpu make installcheck-cpu PG_CONFIG="$pg_config"
+side_by_side c_lane regress_lane citus_lane
 step lifecycle lifecycle
 step memory memory
 step load load
 step faults faults
 step slot-limit slot_limit
-step citus citus_gpu
+passed=$(grep -c '^PASS' "$results")
+failed=$(grep -c '^FAIL' "$results")
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
