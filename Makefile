@@ -4,6 +4,7 @@
 #   make installcheck               pg_regress against a running server
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
+#   make check-tiles                the batched set operations' tiles run on the host (nvcc)
 #   make check-readme               the SQL examples of README.md and docs/ against their outputs
 #   make check-c-sanitized          the C tests of the CPU backend under ASan and UBSan
 #   make check-fuzz                 libFuzzer over the CPU backend (clang), FUZZ_SECONDS
@@ -57,7 +58,7 @@ SHLIB_LINK += $(CUDA_LIBS) -lpthread
 
 PG_CFLAGS = -std=gnu11 -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(WERROR),-Werror)
-EXTRA_CLEAN = .build-flags cuda/.build-flags test/test_backends test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
+EXTRA_CLEAN = .build-flags cuda/.build-flags test/test_backends test/test_tiles test/test_backends_san test/gpu_hog test/fuzz/fuzz_cpu \
 	test/fuzz/corpus test/fuzz/fuzz.log test/bench/bench_merge test/bench/bench_setops \
 	test/bench/bench_search test/bench/bench_sort test/bench/bench_runs test/bench/bench_cpu \
 	test/bench/bench_batch cuda/host/*.o cuda/absent.o
@@ -109,6 +110,21 @@ check-c: test/test_backends
 	test/test_backends --suite search,rows,merge,batch & a=$$!; \
 	test/test_backends --suite sort,setops,runs & b=$$!; \
 	wait $$a && wait $$b
+
+# The batched set operations' tiles run on the host (test/test_tiles.cu):
+# the device's own code, a thread at a time, so that a machine without a
+# GPU checks it; it needs nvcc to build, and says so where there is none.
+test/test_tiles: test/test_tiles.cu test/reference.h $(CUDA_HEADERS)
+	$(NVCC) -O2 -std=c++17 -arch=sm_90 -Xcompiler -Wall,-Wextra \
+		$(if $(WERROR),-Werror all-warnings) -Isrc -Itest -o $@ $<
+
+ifneq ($(NVCC),)
+check-tiles: test/test_tiles
+	test/test_tiles
+else
+check-tiles:
+	@echo "batched set operations' tiles on the host: not built (no nvcc)"
+endif
 
 # The same tests of the CPU backend built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (no CUDA: the GPU's own checks are
@@ -187,7 +203,7 @@ check-citus:
 		--outputdir=test/citus citus || \
 		{ cat test/citus/regression.diffs 2>/dev/null; exit 1; }
 
-.PHONY: check-c check-c-sanitized check-fuzz fuzz-corpus check-readme check-citus bench installcheck-cpu \
+.PHONY: check-c check-tiles check-c-sanitized check-fuzz fuzz-corpus check-readme check-citus bench installcheck-cpu \
 	installcheck-gpu
 
 test/bench/bench_cpu: test/bench/bench_cpu.c $(CPU_OBJS) $(API_HEADERS)

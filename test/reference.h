@@ -55,9 +55,9 @@ static inline void
 ref_merge(mp_type type, const void *a, int64_t na, const void *b, int64_t nb, void *out)
 {
 	size_t		sz = mp_type_size(type);
-	const char *pa = a,
-			   *pb = b;
-	char	   *po = out;
+	const char *pa = (const char *) a,
+			   *pb = (const char *) b;
+	char	   *po = (char *) out;
 	int64_t		i = 0,
 				j = 0;
 
@@ -81,9 +81,9 @@ ref_setop(mp_setop op, mp_type type, const void *a, int64_t na, const void *b, i
 		  void *out)
 {
 	size_t		sz = mp_type_size(type);
-	const char *pa = a,
-			   *pb = b;
-	char	   *po = out;
+	const char *pa = (const char *) a,
+			   *pb = (const char *) b;
+	char	   *po = (char *) out;
 	int64_t		i = 0,
 				j = 0,
 				o = 0;
@@ -236,12 +236,12 @@ static inline void
 ref_sort(mp_type type, const void *in, int64_t n, void *out)
 {
 	size_t		sz = mp_type_size(type);
-	int64_t    *pos = malloc((n > 0 ? n : 1) * sizeof(int64_t));
+	int64_t    *pos = (int64_t *) malloc((n > 0 ? n : 1) * sizeof(int64_t));
 
 	for (int64_t i = 0; i < n; i++)
 		pos[i] = i;
 	ref_sort_type = type;
-	ref_sort_base = in;
+	ref_sort_base = (const char *) in;
 	qsort(pos, (size_t) n, sizeof(int64_t), ref_sort_cmp);
 	for (int64_t i = 0; i < n; i++)
 		memcpy((char *) out + i * sz, (const char *) in + pos[i] * sz, sz);

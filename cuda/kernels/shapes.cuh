@@ -106,6 +106,10 @@ struct batch_setop_shape
 	static constexpr int NT = 128;
 	static constexpr int VT = sizeof(T) == 4 ? 23 : 15;
 	static constexpr int NV = NT * VT;
+	/* blocks an SM at the least, as many as the tile's registers gave it
+	 * before its steps became functions of their own (56 a thread for
+	 * 4-byte keys, 64 for 8-byte): left alone, ptxas now takes 64 and 72 */
+	static constexpr int MIN_BLOCKS = sizeof(T) == 4 ? 9 : 8;
 };
 
 }								/* namespace mp */

@@ -46,10 +46,36 @@ namespace mp
 {
 
 /*
- * Tile boundaries: parts[2t] = 2 * (a's balanced split, an index into a) +
- * star, parts[2t + 1] = the pair that holds boundary t * NV (the last at
- * the end of the places).  The same threads clear the tiles' chain words
- * and the tiles' counter.
+ * Boundary d of the places (a tile's start, or the end): the pair p that
+ * holds it, and 2 * (a's balanced split there, an index into a) + star.
+ */
+template <typename T>
+MP_HOST_DEVICE void
+batch_setop_split(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+				  int64_t npairs, int64_t d, int64_t *split, int64_t *pair)
+{
+	const merged_start o = {a_off, b_off};
+	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
+	const int64_t na = a_off[p + 1] - a_off[p],
+				nb = b_off[p + 1] - b_off[p];
+	const int64_t k = d - o(p);
+	const T    *pa = a + a_off[p],
+			   *pb = b + b_off[p];
+	int64_t		i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+									   [pb](int64_t x) { return pb[x]; }, k,
+									   k > nb ? k - nb : 0, k < na ? k : na);
+	bool		star;
+
+	i = balanced_path<T>(pa, pb, nb, k, i, &star);
+	*split = 2 * (a_off[p] + i) + star;
+	*pair = p;
+}
+
+/*
+ * Tile boundaries: parts[2t] = the split at t * NV (the last at the end of
+ * the places), parts[2t + 1] = its pair (batch_setop_split).  The same
+ * threads clear the tiles' chain words and the tiles' counter.
  */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
@@ -68,28 +94,244 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	if (t == 0)
 		*next_tile = 0;
 
-	const merged_start o = {a_off, b_off};
 	const int64_t total = a_off[npairs] + b_off[npairs];
-	const int64_t d = t * NV < total ? t * NV : total;
-	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
-	const int64_t na = a_off[p + 1] - a_off[p],
-				nb = b_off[p + 1] - b_off[p];
-	const int64_t k = d - o(p);
-	const T    *pa = a + a_off[p],
-			   *pb = b + b_off[p];
-	int64_t		i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
-									   [pb](int64_t x) { return pb[x]; }, k,
-									   k > nb ? k - nb : 0, k < na ? k : na);
-	bool		star;
 
-	i = balanced_path<T>(pa, pb, nb, k, i, &star);
-	parts[2 * t] = 2 * (a_off[p] + i) + star;
-	parts[2 * t + 1] = p;
+	batch_setop_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
+						 &parts[2 * t], &parts[2 * t + 1]);
 }
 
 /*
- * One tile a block: windows, a thread's start and steps, the block's scan,
- * the chain, the results out and the pairs' first places.  length: the
+ * A tile's span: places [d0, d1) of the balanced order, a's [a0, a0 +
+ * acount), b's [b0, b0 + bcount), pairs p0 .. p0 + npt - 1, star0 when
+ * b's first is the partner of the tile before's last a copy.  Splits that
+ * go backwards or out of the inputs (unsorted input) make it empty and
+ * broken.  split0 and split1: the partition's splits at d0 and d1; p_last:
+ * the pair of d1 - 1.
+ */
+struct batch_span
+{
+	int64_t		a0,
+				b0,
+				p0,
+				npt;
+	int			acount,
+				bcount,
+				star0;
+	bool		broken;
+};
+
+MP_HOST_DEVICE batch_span
+batch_span_of(int64_t split0, int64_t split1, int64_t d0, int64_t d1, int64_t p0,
+			  int64_t p_last, int64_t na_all, int64_t nb_all)
+{
+	const int64_t a1 = split1 >> 1,
+				b1 = d1 - a1;
+	batch_span	sp;
+
+	sp.a0 = split0 >> 1;
+	sp.b0 = d0 - sp.a0;
+	sp.p0 = p0;
+	sp.npt = p_last - p0 + 1;
+	sp.star0 = (int) (split0 & 1);
+	sp.broken = a1 < sp.a0 || b1 < sp.b0 || a1 > na_all || b1 > nb_all || sp.b0 < 0 ||
+		(sp.star0 && b1 == sp.b0);
+	sp.acount = sp.broken ? 0 : (int) (a1 - sp.a0);
+	sp.bcount = sp.broken ? 0 : (int) (b1 - sp.b0);
+	return sp;
+}
+
+/*
+ * What a thread of the tile leaves: its VT values in the balanced order
+ * and the bitmask of the kept ones, whether its steps saw unsorted input,
+ * where it ended, and the tile's pair of its first place.
+ */
+template <typename T, int VT>
+struct batch_steps_out
+{
+	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
+
+	T			r[VT];
+	mask_t		kept;
+	bool		bad;
+	int			a_end,
+				b_end;
+	int64_t		q_first;
+};
+
+/*
+ * Thread tid of a tile whose windows wa and wb hold acount and bcount
+ * elements (each with the element before it and the one after), its npt
+ * pairs' parts starting where bd says.  Its start: thread 0 starts where
+ * the tile does; the others find their pair (a search of the pairs'
+ * starts) and their split in it (Merge Path, then balanced, over the
+ * pair's part of the windows: a pair that starts in the tile starts there
+ * balanced, and the tile's first pair starts balanced at the tile's
+ * split), which it writes to start (a and b's indices; for a thread
+ * without places, the tile's ends, where the one before ends).  Then up
+ * to VT steps in the balanced order, one element a step,
+ * moving to the next pair where both sides of one are done, keeping or
+ * dropping each element as the single set operation's steps do.
+ *
+ * The check rides on the steps: each element taken is compared with the
+ * one before it on its side unless it starts its pair, and each thread
+ * must end where the next one starts (the caller's check, with a_end and
+ * b_end), so that every element is taken once and compared once.
+ */
+template <typename T, int VT, mp_setop OP, typename Bounds>
+MP_HOST_DEVICE void
+batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, Bounds bd,
+				   int64_t npt, int tid, int *start, batch_steps_out<T, VT> &o)
+{
+	typedef setop_keeps<OP> keeps;
+	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
+	const int	count = acount + bcount;
+	const int	dt = tid * VT;
+	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
+	int64_t		q = 0;
+	int			i = 0,
+				j = 0;
+	bool		pending = star0;
+
+	if (mine > 0 && tid > 0)
+	{
+		q = window_pair_of(bd, npt, dt);
+
+		const int2	c0 = bd(q),
+					c1 = bd(q + 1);
+		const int	wa0 = c0.x > 0 ? c0.x : 0,
+					wb0 = c0.y > star0 ? c0.y : star0,
+					wa1 = c1.x < acount ? c1.x : acount,
+					wb1 = c1.y < bcount ? c1.y : bcount;
+		const int	acn = wa1 > wa0 ? wa1 - wa0 : 0,
+					bcn = wb1 > wb0 ? wb1 - wb0 : 0;
+		int			diag = dt - wa0 - wb0;
+
+		diag = diag < 0 ? 0 : diag > acn + bcn ? acn + bcn : diag;
+
+		const int	mp = merge_path_between<T>(wa + wa0, wb + wb0, diag,
+											   diag > bcn ? diag - bcn : 0,
+											   diag < acn ? diag : acn);
+		const int	split = balanced_path<T>(wa + wa0, wb + wb0, bcn, diag, mp, &pending);
+
+		i = wa0 + split;
+		j = wb0 + diag - split;
+	}
+	start[0] = mine > 0 ? i : acount;
+	start[1] = mine > 0 ? j : bcount;
+	o.q_first = q;
+
+	int2		c0 = bd(q),
+				c1 = bd(q + 1);
+	bool		bad = false;
+	mask_t		kept = 0;
+
+MP_UNROLL
+	for (int v = 0; v < VT; v++)
+	{
+		if (v >= mine)
+			continue;
+		while (i >= c1.x && j >= c1.y && q < npt - 1)
+		{
+			q++;
+			c0 = c1;
+			c1 = bd(q + 1);
+		}
+
+		const bool	has_a = i < c1.x,
+					has_b = j < c1.y;
+		const T		x = has_a ? wa[i] : T(),
+					y = has_b ? wb[j] : T();
+		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
+		const bool	take_b = !take_a && has_b;
+		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
+
+		if (take_a)
+			bad |= i > c0.x && order<T>::lt(x, wa[i - 1]);
+		else if (take_b)
+			bad |= j > c0.y && order<T>::lt(y, wb[j - 1]);
+		else
+			bad = true;			/* places left and nothing to take: unsorted */
+		o.r[v] = take_a ? x : y;
+		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
+						  take_b && !pending && keeps::B) << v;
+		pending = paired;
+		i += take_a;
+		j += take_b;
+	}
+	o.kept = kept;
+	o.bad = bad;
+	o.a_end = i;
+	o.b_end = j;
+}
+
+/*
+ * The first output places of the pairs whose first place is among thread
+ * tid's (pair p0 + k starts at the tile's place c.x + c.y of bd(k), for
+ * k >= 1; p0 and the empty pairs before it that start with it, at their
+ * offsets; pairs after the tile's last start after the tile): put(pair,
+ * place), where place counts from the tile's first result (its rank: the
+ * kept results of the threads before it).
+ */
+template <typename T, int VT, typename Bounds, typename Put>
+MP_HOST_DEVICE void
+batch_setop_first_places(const batch_steps_out<T, VT> &o, int tid, int count, int64_t d0,
+						 int64_t p0, int64_t npt, int64_t npairs, merged_start off, Bounds bd,
+						 int rank, Put put)
+{
+	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
+	const int	dt = tid * VT;
+	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
+
+	if (mine <= 0)
+		return;
+
+	auto		start_at = [&](int64_t pq) -> int64_t {
+		const int64_t k = pq - p0;
+
+		if (k <= 0)
+			return off(pq) - d0;
+		if (k >= npt)
+			return INT64_MAX;
+
+		const int2	c = bd(k);
+
+		return c.x + c.y;
+	};
+	const int64_t p_first = p0 + o.q_first;
+	int64_t		pq = p_first + 1;
+
+	/* empty pairs that start where p_first does come before it: found by
+	 * galloping back from it (one read where there are none) */
+	if (start_at(p_first) == dt)
+	{
+		int64_t		hi = p_first,
+					step = 1;
+
+		while (hi - step >= 0 && start_at(hi - step) == dt)
+		{
+			hi -= step;
+			step *= 2;
+		}
+		pq = first_pair_from(start_at, (int64_t) dt, hi - step < 0 ? 0 : hi - step, hi);
+	}
+
+	for (; pq < npairs; pq++)
+	{
+		const int64_t at = start_at(pq) - dt;
+
+		if (at >= mine)
+			break;
+
+		const mask_t below = o.kept & (((mask_t) 1 << at) - 1);
+
+		put(pq, rank + popc(below));
+	}
+}
+
+/*
+ * One tile a block: windows, a thread's start and steps
+ * (batch_setop_thread), the block's scan, the chain, the results out and
+ * the pairs' first places (batch_setop_first_places).  length: the
  * output's length, from the last tile.  A block takes the next tile from
  * a counter, so that every tile it looks back at belongs to a block that
  * has started: the chain never waits on a block that is not running.  The
@@ -98,15 +340,13 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
  * beside them; from there on, indices are the windows', in 32 bits.
  */
 template <typename T, int NT, int VT, mp_setop OP>
-__global__ void __launch_bounds__(NT)
+__global__ void __launch_bounds__(NT, batch_setop_shape<T>::MIN_BLOCKS)
 batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 				 const T *__restrict__ b, const int64_t *__restrict__ b_off, int64_t npairs,
 				 const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
 				 int64_t *__restrict__ out_off, setop_chain chain, int *__restrict__ next_tile,
 				 int64_t *__restrict__ length, int *__restrict__ unsorted)
 {
-	typedef setop_keeps<OP> keeps;
-	typedef typename setop_steps_out<T, VT>::mask_t mask_t;
 	constexpr int NV = NT * VT;
 
 	/* the windows, each with the element before it and the one after;
@@ -115,7 +355,7 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	__shared__ int2 sbounds[BATCH_TILE_PAIRS + 1];
 	__shared__ int starts[NT + 1][2];
 	__shared__ int sums[NT / 32];
-	__shared__ int64_t bounds[2];
+	__shared__ int64_t p_last;
 	__shared__ int64_t tile_start_shared;
 	__shared__ int tile_shared;
 	__shared__ uint64_t bar;
@@ -134,131 +374,49 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	const int	tid = threadIdx.x;
 	const int64_t *my = parts + 2 * (int64_t) tile;
 
-	if (tid < 2)
+	if (tid == 0)
 		/* the pair of d1 - 1: from d0's pair up to d1's */
-		bounds[tid] = tid ? pair_of(o, d1 - 1, my[1], my[3]) : my[1];
+		p_last = pair_of(o, d1 - 1, my[1], my[3]);
 	__syncthreads();
 
-	const int64_t a0 = my[0] >> 1,
-				a1 = my[2] >> 1,
-				b0 = d0 - a0,
-				b1 = d1 - a1;
-	const int64_t p0 = bounds[0],
-				npt = bounds[1] - p0 + 1;
-	const int	star0 = (int) (my[0] & 1);
-	const bool	broken = a1 < a0 || b1 < b0 || a1 > na_all || b1 > nb_all || b0 < 0 ||
-		(star0 && b1 == b0);
-	const int	acount = broken ? 0 : (int) (a1 - a0),
-				bcount = broken ? 0 : (int) (b1 - b0),
-				count = acount + bcount;
+	const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, na_all, nb_all);
 
 	/*
 	 * The pairs' parts in the windows: b's may reach the element after its
 	 * window, which may be the partner of a's last copy in it.
 	 */
-	const window_bounds bd = {sbounds, npt < BATCH_TILE_PAIRS,
-							  {a_off, b_off, p0, a0, b0, acount, bcount + 1}};
+	const window_bounds bd = {sbounds, sp.npt < BATCH_TILE_PAIRS,
+							  {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount, sp.bcount + 1}};
 
 	if (bd.shared)
-		for (int q = tid; q <= npt; q += NT)
+		for (int q = tid; q <= sp.npt; q += NT)
 			sbounds[q] = bd.g(q);
 
-	const tile_windows<T, NV> w =
-		load_tile_windows<T, NT, NV>(s, &bar, a, na_all, a0, acount, b, nb_all, b0, bcount);
-	const int	dt = tid * VT;
-	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
-	int64_t		q = 0;
-	int			i = 0,
-				j = 0;
-	bool		pending = star0;
-	bool		bad = broken;
+	const tile_windows<T, NV> w = load_tile_windows<T, NT, NV>(s, &bar, a, na_all, sp.a0,
+															   sp.acount, b, nb_all, sp.b0,
+															   sp.bcount);
+	batch_steps_out<T, VT> st;
 
-	if (mine > 0 && tid > 0)
-	{
-		/* the pair's part of the windows, and the start in it */
-		q = window_pair_of(bd, npt, dt);
-
-		const int2	c0 = bd(q),
-					c1 = bd(q + 1);
-		const int	wa0 = c0.x > 0 ? c0.x : 0,
-					wb0 = c0.y > star0 ? c0.y : star0,
-					wa1 = c1.x < acount ? c1.x : acount,
-					wb1 = c1.y < bcount ? c1.y : bcount;
-		const int	acn = wa1 > wa0 ? wa1 - wa0 : 0,
-					bcn = wb1 > wb0 ? wb1 - wb0 : 0;
-		int			diag = dt - wa0 - wb0;
-
-		diag = diag < 0 ? 0 : diag > acn + bcn ? acn + bcn : diag;
-
-		const int	mp = merge_path_between<T>(w.a + wa0, w.b + wb0, diag,
-											   diag > bcn ? diag - bcn : 0,
-											   diag < acn ? diag : acn);
-		const int	split = balanced_path<T>(w.a + wa0, w.b + wb0, bcn, diag, mp, &pending);
-
-		i = wa0 + split;
-		j = wb0 + diag - split;
-	}
-	/* a thread without places ends the ones before where the tile ends */
-	starts[tid][0] = mine > 0 ? i : acount;
-	starts[tid][1] = mine > 0 ? j : bcount;
+	batch_setop_thread<T, VT, OP>(w.a, w.b, sp.acount, sp.bcount, sp.star0, bd, sp.npt, tid,
+								  starts[tid], st);
 	if (tid == 0)
 	{
-		starts[NT][0] = acount;
-		starts[NT][1] = bcount;
-	}
-
-	/* the steps, pair by pair: c0 where the pair starts, c1 where the
-	 * next one does */
-	const int64_t q_first = q;
-	int2		c0 = bd(q),
-				c1 = bd(q + 1);
-	mask_t		kept = 0;
-	T			r[VT];
-
-#pragma unroll
-	for (int v = 0; v < VT; v++)
-	{
-		if (v >= mine)
-			continue;
-		while (i >= c1.x && j >= c1.y && q < npt - 1)
-		{
-			q++;
-			c0 = c1;
-			c1 = bd(q + 1);
-		}
-
-		const bool	has_a = i < c1.x,
-					has_b = j < c1.y;
-		const T		x = has_a ? w.a[i] : T(),
-					y = has_b ? w.b[j] : T();
-		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
-		const bool	take_b = !take_a && has_b;
-		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
-
-		if (take_a)
-			bad |= i > c0.x && order<T>::lt(x, w.a[i - 1]);
-		else if (take_b)
-			bad |= j > c0.y && order<T>::lt(y, w.b[j - 1]);
-		else
-			bad = true;			/* places left and nothing to take: unsorted */
-		r[v] = take_a ? x : y;
-		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
-						  take_b && !pending && keeps::B) << v;
-		pending = paired;
-		i += take_a;
-		j += take_b;
+		starts[NT][0] = sp.acount;
+		starts[NT][1] = sp.bcount;
 	}
 
 	int			tile_count;
-	const int	nkept = sizeof(kept) == 8 ? __popcll(kept) : __popc((unsigned) kept);
+	const int	nkept = popc(st.kept);
 	const int	rank = setop_scan<NT, 0>(nkept, &tile_count, sums);
+	const int	count = sp.acount + sp.bcount;
+	const bool	mine = tid * VT < count;
 
 	if (tid == 0)
 		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
 					  tile_count);
-	if (mine > 0)
-		bad |= i != starts[tid + 1][0] || j != starts[tid + 1][1];
-	if (bad && unsorted != nullptr)
+	if ((sp.broken || st.bad ||
+		 (mine && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
+		unsorted != nullptr)
 		*unsorted = 1;
 	/* past the scan's barrier every thread is done with the windows */
 	{
@@ -266,8 +424,8 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 
 #pragma unroll
 		for (int v = 0; v < VT; v++)
-			if (kept & ((mask_t) 1 << v))
-				s[at++] = r[v];
+			if (st.kept & ((decltype(st.kept)) 1 << v))
+				s[at++] = st.r[v];
 	}
 	if (tid < 32)
 	{
@@ -287,60 +445,12 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	for (int x = tid; x < tile_count; x += NT)
 		if (tile_start + x < capacity)
 			out[tile_start + x] = s[x];
+	batch_setop_first_places<T, VT>(st, tid, count, d0, sp.p0, sp.npt, npairs, o, bd, rank,
+									[&](int64_t pq, int64_t at) {
+										const int64_t place = tile_start + at;
 
-	/*
-	 * The first places of the pairs that start among this thread's: where
-	 * pair p0 + k starts in the tile's places, from the windows' starts
-	 * (k >= 1: exact there), or for p0 and the empty pairs before it that
-	 * start with it, from the offsets; pairs after the tile's last start
-	 * after the tile.
-	 */
-	if (mine > 0)
-	{
-		auto		start_at = [&](int64_t pq) -> int64_t {
-			const int64_t k = pq - p0;
-
-			if (k <= 0)
-				return o(pq) - d0;
-			if (k >= npt)
-				return INT64_MAX;
-
-			const int2	c = bd(k);
-
-			return c.x + c.y;
-		};
-		const int64_t p_first = p0 + q_first;
-		int64_t		pq = p_first + 1;
-
-		/* empty pairs that start where p_first does come before it: found
-		 * by galloping back from it (one read where there are none) */
-		if (start_at(p_first) == dt)
-		{
-			int64_t		hi = p_first,
-						step = 1;
-
-			while (hi - step >= 0 && start_at(hi - step) == dt)
-			{
-				hi -= step;
-				step *= 2;
-			}
-			pq = first_pair_from(start_at, (int64_t) dt, hi - step < 0 ? 0 : hi - step, hi);
-		}
-
-		for (; pq < npairs; pq++)
-		{
-			const int64_t at = start_at(pq) - dt;
-
-			if (at >= mine)
-				break;
-
-			const int64_t place = tile_start + rank +
-				(sizeof(kept) == 8 ? __popcll(kept & (((mask_t) 1 << at) - 1))
-				 : __popc((unsigned) (kept & (((mask_t) 1 << at) - 1))));
-
-			out_off[pq] = place < capacity ? place : capacity;
-		}
-	}
+										out_off[pq] = place < capacity ? place : capacity;
+									});
 	if (tile == (int) gridDim.x - 1 && tid == 0)
 		*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 }

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
+#include "../../../src/api/mp_api.h"
 #include "../shapes.cuh"
 #include "../primitives/merge_path.cuh"
 #include "../primitives/order.cuh"
@@ -43,13 +44,34 @@
 namespace mp
 {
 
+/* The bits set in x, on the device and on the host. */
+MP_HOST_DEVICE int
+popc(unsigned x)
+{
+#ifdef __CUDA_ARCH__
+	return __popc(x);
+#else
+	return __builtin_popcount(x);
+#endif
+}
+
+MP_HOST_DEVICE int
+popc(unsigned long long x)
+{
+#ifdef __CUDA_ARCH__
+	return __popcll(x);
+#else
+	return __builtin_popcountll(x);
+#endif
+}
+
 /*
  * The pair that holds position x, among pairs [lo, hi] whose starts are
  * start(p): the last p with start(p) <= x (empty pairs share their start
  * with the next one, which holds x).  start(lo) <= x.
  */
 template <typename Start>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 pair_of(Start start, int64_t x, int64_t lo, int64_t hi)
 {
 	while (lo < hi)
@@ -66,7 +88,7 @@ pair_of(Start start, int64_t x, int64_t lo, int64_t hi)
 
 /* The first p in [lo, hi] with start(p) >= x, or hi + 1. */
 template <typename Start>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 first_pair_from(Start start, int64_t x, int64_t lo, int64_t hi)
 {
 	hi++;
@@ -86,7 +108,7 @@ struct csr_start
 {
 	const int64_t *off;
 
-	__device__ __forceinline__ int64_t operator()(int64_t p) const { return off[p]; }
+	MP_HOST_DEVICE int64_t operator()(int64_t p) const { return off[p]; }
 };
 
 /* Where pair p's merged outputs start. */
@@ -95,7 +117,7 @@ struct merged_start
 	const int64_t *a_off;
 	const int64_t *b_off;
 
-	__device__ __forceinline__ int64_t operator()(int64_t p) const
+	MP_HOST_DEVICE int64_t operator()(int64_t p) const
 	{
 		return a_off[p] + b_off[p];
 	}
@@ -106,7 +128,7 @@ struct merged_start
  * a[0 .. na), i restricted to [lo, hi] (where the split must lie).
  */
 template <typename T, typename A, typename B>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 pair_merge_path(A a, B b, int64_t k, int64_t lo, int64_t hi)
 {
 	while (lo < hi)
@@ -177,7 +199,7 @@ struct window_bounds_global
 	int			a_max,			/* the largest index in each window an */
 				b_max;			/* entry may take */
 
-	__device__ __forceinline__ int2 operator()(int64_t q) const
+	MP_HOST_DEVICE int2 operator()(int64_t q) const
 	{
 		const int64_t x = a_off[p0 + q] - a0,
 					y = b_off[p0 + q] - b0;
@@ -191,7 +213,7 @@ struct window_bounds_shared
 {
 	const int2 *s;
 
-	__device__ __forceinline__ int2 operator()(int64_t q) const { return s[q]; }
+	MP_HOST_DEVICE int2 operator()(int64_t q) const { return s[q]; }
 };
 
 /* Either, as the tile found its pairs to fit in shared memory or not. */
@@ -201,7 +223,7 @@ struct window_bounds
 	bool		shared;
 	window_bounds_global g;
 
-	__device__ __forceinline__ int2 operator()(int64_t q) const
+	MP_HOST_DEVICE int2 operator()(int64_t q) const
 	{
 		return shared ? s[q] : g(q);
 	}
@@ -212,7 +234,7 @@ struct window_bounds
  * window place x (the first pair's always does).
  */
 template <typename Bounds>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 window_pair_of(Bounds bd, int64_t npt, int x)
 {
 	int64_t		lo = 0,

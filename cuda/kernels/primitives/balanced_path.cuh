@@ -26,7 +26,7 @@ namespace mp
  * 4, ... places), then halves what is left.
  */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ void
+MP_HOST_DEVICE void
 run_bounds(PtrA a, IndexT ai, PtrB b, IndexT bi, IndexT nb, T x, bool a_long, bool b_long,
 		   bool e_long, IndexT *a_start, IndexT *b_start, IndexT *b_end)
 {
@@ -122,7 +122,7 @@ run_bounds(PtrA a, IndexT ai, PtrB b, IndexT bi, IndexT nb, T x, bool a_long, bo
  * result, and with a star B's element there goes in front of the split too.
  */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ IndexT
+MP_HOST_DEVICE IndexT
 balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
 {
 	IndexT		bi = diag - ai;
@@ -144,7 +144,7 @@ balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
 				in_b[4] = {false, false, false, false},
 				b_second = false;
 
-#pragma unroll
+MP_UNROLL
 	for (int k = 0; k < 4; k++)
 	{
 		if (ai > k)

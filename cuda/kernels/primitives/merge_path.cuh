@@ -21,7 +21,7 @@ namespace mp
  * known to lie in [lo, hi].
  */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ IndexT
+MP_HOST_DEVICE IndexT
 merge_path_between(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi)
 {
 	while (lo < hi)

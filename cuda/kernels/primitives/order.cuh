@@ -10,6 +10,20 @@
 
 #include "../../../src/api/mp_order.h"
 
+/*
+ * For the pure functions that a tile's threads run (searches, steps): on
+ * the device, and on the host where test/test_tiles.cu runs a tile's
+ * threads one by one against the reference.
+ */
+#define MP_HOST_DEVICE __host__ __device__ __forceinline__
+
+/* #pragma unroll in such functions: the host's compiler does not know it */
+#ifdef __CUDA_ARCH__
+#define MP_UNROLL _Pragma("unroll")
+#else
+#define MP_UNROLL
+#endif
+
 namespace mp
 {
 

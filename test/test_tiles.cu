@@ -1,0 +1,441 @@
+/*
+ * test_tiles.cu
+ *		The batched set operations' tiles (cuda/kernels/batch/setops.cuh) run
+ *		on the host, one thread after another, against reference.h pair by
+ *		pair: no GPU needed, so that every machine that builds the CUDA code
+ *		checks the tiles' own logic.
+ *
+ * What runs here is the device's code itself: each boundary's split
+ * (batch_setop_split), a tile's span (batch_span_of), each thread's start
+ * search and steps (batch_setop_thread) and the pairs' first places
+ * (batch_setop_first_places), over windows laid out as load_tile_windows
+ * lays them out (the element before each window, or the lowest key, and
+ * the one after, or the highest).  What stays the kernel's alone is
+ * memory: the loads into shared memory, the block's scan, the look-back
+ * chain and the stores, which the GPU's C tests and compute-sanitizer
+ * cover.  Here the scan is a running sum, and a tile's results follow the
+ * tile before's.
+ *
+ * Shapes: pair sizes around a tile's places, random pairs from empty to
+ * three tiles, runs of empty pairs (tiles of more pairs than the shared
+ * memory holds starts of), one giant pair among tiny ones, keys from a
+ * small range (long runs of copies) and from a wide one, floats with
+ * NaNs, infinities and both zeros; every set operation, every element
+ * type.  Sorted input must give the reference's results and offsets and
+ * raise no flag; a batch with one pair made unsorted must raise it.
+ *
+ * test/test_tiles [--seed N]
+ */
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "../cuda/kernels/batch/setops.cuh"
+#include "reference.h"
+
+using namespace mp;
+
+namespace
+{
+
+int			checks = 0,
+			failures = 0;
+
+void
+check(bool ok, const char *what, const char *op, const char *type, const char *shape)
+{
+	checks++;
+	if (!ok && failures++ < 20)
+		printf("FAILED: %s, %s %s, %s\n", what, type, op, shape);
+}
+
+template <typename T>
+struct type_of;
+
+template <> struct type_of<int32_t> { static constexpr mp_type t = MP_INT4; static constexpr const char *name = "int4"; };
+template <> struct type_of<int64_t> { static constexpr mp_type t = MP_INT8; static constexpr const char *name = "int8"; };
+template <> struct type_of<float> { static constexpr mp_type t = MP_FLOAT4; static constexpr const char *name = "float4"; };
+template <> struct type_of<double> { static constexpr mp_type t = MP_FLOAT8; static constexpr const char *name = "float8"; };
+
+/* A batch: both sides' pairs back to back, with their offsets. */
+template <typename T>
+struct batch
+{
+	std::vector<T> a,
+				b;
+	std::vector<int64_t> a_off{0},
+				b_off{0};
+
+	void add(const std::vector<T> &x, const std::vector<T> &y)
+	{
+		a.insert(a.end(), x.begin(), x.end());
+		b.insert(b.end(), y.begin(), y.end());
+		a_off.push_back((int64_t) a.size());
+		b_off.push_back((int64_t) b.size());
+	}
+	int64_t pairs() const { return (int64_t) a_off.size() - 1; }
+};
+
+/* What a run of the tiles gives. */
+template <typename T>
+struct result
+{
+	std::vector<T> out;
+	std::vector<int64_t> out_off;
+	bool		unsorted = false;
+};
+
+/* Where the pairs' first places go: from the tile's first result on. */
+struct put_place
+{
+	int64_t    *out_off;
+	int64_t		tile_start;
+
+	MP_HOST_DEVICE void operator()(int64_t pq, int64_t at) const { out_off[pq] = tile_start + at; }
+};
+
+/*
+ * The set operation OP of every pair, tile after tile, as the device runs
+ * them: batch_setop_partition's splits, then each tile's threads.
+ */
+template <typename T, mp_setop OP>
+result<T>
+run_tiles(const batch<T> &in)
+{
+	constexpr int NT = batch_setop_shape<T>::NT,
+				VT = batch_setop_shape<T>::VT,
+				NV = NT * VT;
+	const T    *a = in.a.data(),
+			   *b = in.b.data();
+	const int64_t *a_off = in.a_off.data(),
+			   *b_off = in.b_off.data();
+	const int64_t npairs = in.pairs();
+	const int64_t na_all = a_off[npairs],
+				nb_all = b_off[npairs],
+				total = na_all + nb_all;
+	const int64_t tiles = (total + NV - 1) / NV;
+	const merged_start o = {a_off, b_off};
+	std::vector<int64_t> parts(2 * (tiles + 1));
+	result<T>	res;
+
+	res.out_off.assign(npairs + 1, -1);
+	for (int64_t t = 0; t <= tiles && total > 0; t++)
+		batch_setop_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
+							 &parts[2 * t], &parts[2 * t + 1]);
+
+	for (int64_t tile = 0; tile < tiles; tile++)
+	{
+		const int64_t *my = &parts[2 * tile];
+		const int64_t d0 = tile * NV,
+					d1 = d0 + NV < total ? d0 + NV : total;
+		const int64_t p_last = pair_of(o, d1 - 1, my[1], my[3]);
+		const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, na_all, nb_all);
+		const int	count = sp.acount + sp.bcount;
+
+		/* the windows, each between the element before it and the one after */
+		std::vector<T> wa_buf(sp.acount + 2),
+					wb_buf(sp.bcount + 2);
+		T		   *wa = wa_buf.data() + 1,
+				   *wb = wb_buf.data() + 1;
+
+		wa[-1] = sp.a0 > 0 && sp.a0 <= na_all ? a[sp.a0 - 1] : order<T>::lowest();
+		wb[-1] = sp.b0 > 0 && sp.b0 <= nb_all ? b[sp.b0 - 1] : order<T>::lowest();
+		for (int k = 0; k < sp.acount; k++)
+			wa[k] = a[sp.a0 + k];
+		for (int k = 0; k < sp.bcount; k++)
+			wb[k] = b[sp.b0 + k];
+		wa[sp.acount] = sp.a0 + sp.acount < na_all ? a[sp.a0 + sp.acount] : order<T>::highest();
+		wb[sp.bcount] = sp.b0 + sp.bcount < nb_all ? b[sp.b0 + sp.bcount] : order<T>::highest();
+
+		/* the pairs' starts, in "shared memory" where the kernel keeps them there */
+		const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
+										sp.bcount + 1};
+		std::vector<int2> sbounds(sp.npt < BATCH_TILE_PAIRS ? sp.npt + 1 : 0);
+
+		for (size_t q = 0; q < sbounds.size(); q++)
+			sbounds[q] = g((int64_t) q);
+
+		const window_bounds bd = {sbounds.data(), sp.npt < BATCH_TILE_PAIRS, g};
+		std::vector<batch_steps_out<T, VT>> st(NT);
+		std::vector<int> rank(NT + 1, 0),
+					starts(2 * (NT + 1));
+
+		for (int tid = 0; tid < NT; tid++)
+		{
+			batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, bd, sp.npt,
+										  tid, &starts[2 * tid], st[tid]);
+			rank[tid + 1] = rank[tid] + popc(st[tid].kept);
+		}
+		starts[2 * NT] = sp.acount;
+		starts[2 * NT + 1] = sp.bcount;
+
+		const int64_t tile_start = (int64_t) res.out.size();
+
+		res.unsorted |= sp.broken;
+		for (int tid = 0; tid < NT; tid++)
+		{
+			const bool	mine = tid * VT < count;
+
+			res.unsorted |= st[tid].bad || (mine && (st[tid].a_end != starts[2 * tid + 2] ||
+													 st[tid].b_end != starts[2 * tid + 3]));
+			for (int v = 0; v < VT; v++)
+				if (st[tid].kept >> v & 1)
+					res.out.push_back(st[tid].r[v]);
+			batch_setop_first_places<T, VT>(st[tid], tid, count, d0, sp.p0, sp.npt, npairs, o,
+											bd, rank[tid],
+											put_place{res.out_off.data(), tile_start});
+		}
+	}
+	/* batch_setop_tail: the pairs that start at the end */
+	for (int64_t q = 0; q <= npairs; q++)
+		if (a_off[q] + b_off[q] == total)
+			res.out_off[q] = (int64_t) res.out.size();
+	return res;
+}
+
+/* The reference, pair by pair. */
+template <typename T>
+result<T>
+reference(mp_setop op, const batch<T> &in)
+{
+	result<T>	res;
+
+	res.out_off.push_back(0);
+	for (int64_t p = 0; p < in.pairs(); p++)
+	{
+		const int64_t na = in.a_off[p + 1] - in.a_off[p],
+					nb = in.b_off[p + 1] - in.b_off[p];
+		std::vector<T> got(na + nb + 1);
+		const int64_t n = ref_setop(op, type_of<T>::t, in.a.data() + in.a_off[p], na,
+									in.b.data() + in.b_off[p], nb, got.data());
+
+		res.out.insert(res.out.end(), got.begin(), got.begin() + n);
+		res.out_off.push_back((int64_t) res.out.size());
+	}
+	return res;
+}
+
+const char *const op_names[] = {"intersect", "union", "except", "symdiff"};
+
+template <typename T, mp_setop OP>
+void
+check_op(const batch<T> &in, const char *shape, bool sorted)
+{
+	const result<T> got = run_tiles<T, OP>(in);
+	const char *op = op_names[OP];
+
+	if (!sorted)
+	{
+		check(got.unsorted, "an unsorted pair not flagged", op, type_of<T>::name, shape);
+		return;
+	}
+
+	const result<T> want = reference<T>(OP, in);
+
+	check(!got.unsorted, "sorted input flagged as unsorted", op, type_of<T>::name, shape);
+	check(got.out.size() == want.out.size() &&
+		  memcmp(got.out.data(), want.out.data(), want.out.size() * sizeof(T)) == 0,
+		  "results differ from the reference", op, type_of<T>::name, shape);
+	check(got.out_off == want.out_off, "pairs' offsets differ from the reference", op,
+		  type_of<T>::name, shape);
+}
+
+template <typename T>
+void
+check_all(const batch<T> &in, const char *shape, bool sorted = true)
+{
+	check_op<T, MP_INTERSECT>(in, shape, sorted);
+	check_op<T, MP_UNION>(in, shape, sorted);
+	check_op<T, MP_EXCEPT>(in, shape, sorted);
+	check_op<T, MP_SYMDIFF>(in, shape, sorted);
+}
+
+/* Keys of a pair's side: n of them from [0, range), sorted in reference.h's order. */
+template <typename T>
+std::vector<T>
+keys(std::mt19937_64 &rng, int64_t n, int64_t range, bool special)
+{
+	std::vector<T> x(n);
+
+	for (auto &v : x)
+	{
+		v = (T) (int64_t) (rng() % (uint64_t) range);
+		if constexpr (std::is_floating_point<T>::value)
+		{
+			const T		odd[] = {(T) NAN, (T) -NAN, (T) INFINITY, (T) -INFINITY, (T) 0.0,
+				(T) -0.0};
+
+			if (special && rng() % 4 == 0)
+				v = odd[rng() % 6];
+		}
+	}
+	std::stable_sort(x.begin(), x.end(), [](T p, T q) {
+		return ref_cmp(type_of<T>::t, &p, &q) < 0;
+	});
+	return x;
+}
+
+template <typename T>
+void
+shapes(uint64_t seed)
+{
+	constexpr int NV = batch_setop_shape<T>::NV;
+	std::mt19937_64 rng(seed);
+	const int64_t ranges[] = {8, 1000, (int64_t) 1 << 40};
+
+	for (int64_t range : ranges)
+	{
+		if (sizeof(T) == 4 && range > ((int64_t) 1 << 24))
+			range = (int64_t) 1 << 24;
+
+		char		shape[96];
+		const bool	special = range == 1000;
+
+		/* pairs whose places come to a tile's, one short and one over */
+		for (int edge = -1; edge <= 1; edge++)
+		{
+			batch<T>	in;
+
+			for (int p = 0; p < 7; p++)
+			{
+				const int64_t n = NV + edge,
+							na = (int64_t) (rng() % (uint64_t) (n + 1));
+
+				in.add(keys<T>(rng, na, range, special), keys<T>(rng, n - na, range, special));
+			}
+			snprintf(shape, sizeof(shape), "7 pairs of %d places, keys in [0, %" PRId64 ")",
+					 NV + edge, range);
+			check_all(in, shape);
+		}
+
+		/* random pairs from empty to three tiles */
+		{
+			batch<T>	in;
+
+			for (int p = 0; p < 60; p++)
+				in.add(keys<T>(rng, (int64_t) (rng() % (3 * NV / 2)), range, special),
+					   keys<T>(rng, (int64_t) (rng() % (3 * NV / 2)), range, special));
+			snprintf(shape, sizeof(shape), "60 random pairs, keys in [0, %" PRId64 ")", range);
+			check_all(in, shape);
+		}
+
+		/* many small pairs, a third of them empty in runs */
+		{
+			batch<T>	in;
+
+			for (int p = 0; p < 6000; p++)
+			{
+				const bool	empty = (p / 700) % 3 == 1;
+
+				in.add(keys<T>(rng, empty ? 0 : (int64_t) (rng() % 7), range, special),
+					   keys<T>(rng, empty ? 0 : (int64_t) (rng() % 5), range, special));
+			}
+			snprintf(shape, sizeof(shape), "6000 pairs of 0-6 + 0-4 in runs of empty ones, "
+					 "keys in [0, %" PRId64 ")", range);
+			check_all(in, shape);
+		}
+
+		/* one giant pair among tiny ones */
+		{
+			batch<T>	in;
+
+			for (int p = 0; p < 300; p++)
+			{
+				if (p == 150)
+					in.add(keys<T>(rng, 20 * NV, range, special),
+						   keys<T>(rng, 9 * NV, range, special));
+				else
+					in.add(keys<T>(rng, (int64_t) (rng() % 3), range, special),
+						   keys<T>(rng, (int64_t) (rng() % 4), range, special));
+			}
+			snprintf(shape, sizeof(shape), "a pair of %d + %d among 300 tiny ones, "
+					 "keys in [0, %" PRId64 ")", 20 * NV, 9 * NV, range);
+			check_all(in, shape);
+		}
+
+		/* one side empty in every pair, then the other */
+		for (int side = 0; side < 2; side++)
+		{
+			batch<T>	in;
+
+			for (int p = 0; p < 40; p++)
+			{
+				std::vector<T> x = keys<T>(rng, (int64_t) (rng() % NV), range, special);
+
+				if (side == 0)
+					in.add(x, {});
+				else
+					in.add({}, x);
+			}
+			snprintf(shape, sizeof(shape), "40 pairs with %s side empty, keys in [0, %" PRId64 ")",
+					 side == 0 ? "b's" : "a's", range);
+			check_all(in, shape);
+		}
+
+		/* one pair made unsorted, in a or in b, among sorted ones */
+		for (int side = 0; side < 2; side++)
+			for (int trial = 0; trial < 6; trial++)
+			{
+				batch<T>	in;
+				const int	bad = (int) (rng() % 20);
+
+				for (int p = 0; p < 20; p++)
+				{
+					std::vector<T> x = keys<T>(rng, 2 + (int64_t) (rng() % NV), range, false),
+								y = keys<T>(rng, 2 + (int64_t) (rng() % NV), range, false);
+					std::vector<T> &z = side == 0 ? x : y;
+
+					if (p == bad)
+					{
+						/* a key above the next one: its last copy moved up */
+						size_t		k = (size_t) (rng() % (z.size() - 1));
+
+						while (k + 1 < z.size() && !(ref_cmp(type_of<T>::t, &z[k], &z[k + 1]) < 0))
+							k++;
+						if (k + 1 == z.size())
+						{
+							z[0] = (T) 1;
+							z[1] = (T) 0;
+						}
+						else
+							std::swap(z[k], z[k + 1]);
+					}
+					in.add(x, y);
+				}
+				snprintf(shape, sizeof(shape), "pair %d of 20 unsorted in %s, keys in [0, %" PRId64 ")",
+						 bad, side == 0 ? "a" : "b", range);
+				check_all(in, shape, false);
+			}
+	}
+}
+
+}								/* namespace */
+
+int
+main(int argc, char **argv)
+{
+	uint64_t	seed = 20261207;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+			seed = strtoull(argv[++i], nullptr, 10);
+		else
+		{
+			fprintf(stderr, "usage: %s [--seed N]\n", argv[0]);
+			return 2;
+		}
+	}
+	shapes<int32_t>(seed);
+	shapes<int64_t>(seed + 1);
+	shapes<float>(seed + 2);
+	shapes<double>(seed + 3);
+	printf("batched set operations' tiles on the host: %d checks, %s (seed %" PRIu64 ")\n",
+		   checks, failures ? "FAILED" : "passed", seed);
+	return failures ? 1 : 0;
+}
