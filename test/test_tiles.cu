@@ -1,28 +1,31 @@
 /*
  * test_tiles.cu
- *		The batched set operations' tiles (cuda/kernels/batch/setops.cuh) run
- *		on the host, one thread after another, against reference.h pair by
- *		pair: no GPU needed, so that every machine that builds the CUDA code
- *		checks the tiles' own logic.
+ *		The batched merge's and set operations' tiles (cuda/kernels/batch)
+ *		run on the host, one thread after another, against reference.h pair
+ *		by pair: no GPU needed, so that every machine that builds the CUDA
+ *		code checks the tiles' own logic.
  *
  * What runs here is the device's code itself: each boundary's split
- * (batch_setop_split), a tile's span (batch_span_of), each thread's start
- * search and steps (batch_setop_thread) and the pairs' first places
- * (batch_setop_first_places), over windows laid out as load_tile_windows
- * lays them out (the element before each window, or the lowest key, and
- * the one after, or the highest).  What stays the kernel's alone is
- * memory: the loads into shared memory, the block's scan, the look-back
- * chain and the stores, which the GPU's C tests and compute-sanitizer
- * cover.  Here the scan is a running sum, and a tile's results follow the
- * tile before's.
+ * (batch_merge_split, batch_setop_split), a set operation tile's span
+ * (batch_span_of), each thread's start search and steps
+ * (batch_merge_thread, batch_setop_thread) and the set operations' pairs'
+ * first places (batch_setop_first_places), over windows laid out as
+ * load_tile_windows lays them out (the element before each window, or
+ * the lowest key, and the one after, or the highest), with the pairs'
+ * starts where the kernels keep them (beside the windows, or read from
+ * the offsets).  What stays the kernels' alone is memory: the loads into
+ * shared memory, the block's scan, the look-back chain and the stores,
+ * which the GPU's C tests and compute-sanitizer cover.  Here a tile's
+ * results follow the tile before's, and the scan is a running sum.
  *
  * Shapes: pair sizes around a tile's places, random pairs from empty to
  * three tiles, runs of empty pairs (tiles of more pairs than the shared
  * memory holds starts of), one giant pair among tiny ones, keys from a
  * small range (long runs of copies) and from a wide one, floats with
- * NaNs, infinities and both zeros; every set operation, every element
- * type.  Sorted input must give the reference's results and offsets and
- * raise no flag; a batch with one pair made unsorted must raise it.
+ * NaNs, infinities and both zeros; the merge and every set operation,
+ * every element type.  Sorted input must give the reference's results
+ * and offsets and raise no flag; a batch with one pair made unsorted
+ * must raise it.
  *
  * test/test_tiles [--seed N]
  */
@@ -198,10 +201,113 @@ run_tiles(const batch<T> &in)
 	return res;
 }
 
+/*
+ * The merge of every pair, tile after tile, as batch_merge_tile runs them:
+ * its splits (batch_merge_split), each tile's threads (batch_merge_thread),
+ * each thread's outputs at its places.
+ */
+template <typename T>
+result<T>
+run_merge_tiles(const batch<T> &in)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT,
+				NV = NT * VT;
+	const T    *a = in.a.data(),
+			   *b = in.b.data();
+	const int64_t *a_off = in.a_off.data(),
+			   *b_off = in.b_off.data();
+	const int64_t npairs = in.pairs();
+	const int64_t na_all = a_off[npairs],
+				nb_all = b_off[npairs],
+				total = na_all + nb_all;
+	const int64_t tiles = (total + NV - 1) / NV;
+	const merged_start o = {a_off, b_off};
+	std::vector<int64_t> parts(2 * (tiles + 1));
+	result<T>	res;
+
+	res.out.assign(total, T());
+	for (int64_t p = 0; p <= npairs; p++)
+		res.out_off.push_back(a_off[p] + b_off[p]);
+	for (int64_t t = 0; t <= tiles && total > 0; t++)
+		batch_merge_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
+							 &parts[2 * t], &parts[2 * t + 1]);
+
+	for (int64_t tile = 0; tile < tiles; tile++)
+	{
+		const int64_t *my = &parts[2 * tile];
+		const int64_t d0 = tile * NV,
+					d1 = d0 + NV < total ? d0 + NV : total;
+		const int64_t a0 = my[0],
+					a1 = my[2],
+					b0 = d0 - a0,
+					b1 = d1 - a1;
+		const int64_t p0 = my[1],
+					npt = pair_of(o, d1 - 1, my[1], my[3]) - p0 + 1;
+
+		if (a1 < a0 || b1 < b0)
+		{
+			res.unsorted = true;
+			continue;
+		}
+
+		const int	acount = (int) (a1 - a0),
+					count = (int) (d1 - d0),
+					bcount = count - acount;
+		std::vector<T> wa_buf(acount + 2),
+					wb_buf(bcount + 2);
+		T		   *wa = wa_buf.data() + 1,
+				   *wb = wb_buf.data() + 1;
+
+		wa[-1] = a0 > 0 ? a[a0 - 1] : order<T>::lowest();
+		wb[-1] = b0 > 0 ? b[b0 - 1] : order<T>::lowest();
+		for (int k = 0; k < acount; k++)
+			wa[k] = a[a0 + k];
+		for (int k = 0; k < bcount; k++)
+			wb[k] = b[b0 + k];
+		wa[acount] = a1 < na_all ? a[a1] : order<T>::highest();
+		wb[bcount] = b1 < nb_all ? b[b1] : order<T>::highest();
+
+		const window_bounds_global g = {a_off, b_off, p0, a0, b0, acount, bcount};
+		std::vector<int2> sbounds(npt < BATCH_TILE_PAIRS ? npt + 1 : 0);
+
+		for (size_t q = 0; q < sbounds.size(); q++)
+			sbounds[q] = g((int64_t) q);
+
+		std::vector<batch_merge_out<T, VT>> st(NT);
+		std::vector<int> starts(2 * (NT + 1));
+
+		for (int tid = 0; tid < NT; tid++)
+		{
+			if (npt < BATCH_TILE_PAIRS)
+				batch_merge_thread<T, VT>(wa, wb, acount, count, npt,
+										  window_bounds_shared{sbounds.data()}, tid,
+										  &starts[2 * tid], st[tid]);
+			else
+				batch_merge_thread<T, VT>(wa, wb, acount, count, npt, g, tid, &starts[2 * tid],
+										  st[tid]);
+		}
+		starts[2 * NT] = acount;
+		starts[2 * NT + 1] = bcount;
+		for (int tid = 0; tid < NT; tid++)
+		{
+			const int	diag = tid * VT < count ? tid * VT : count;
+			const int	mine = count - diag < VT ? count - diag : VT;
+
+			res.unsorted |= st[tid].bad ||
+				(mine > 0 && (st[tid].a_end != starts[2 * tid + 2] ||
+							  st[tid].b_end != starts[2 * tid + 3]));
+			for (int v = 0; v < mine; v++)
+				res.out[d0 + diag + v] = st[tid].r[v];
+		}
+	}
+	return res;
+}
+
 /* The reference, pair by pair. */
 template <typename T>
 result<T>
-reference(mp_setop op, const batch<T> &in)
+reference(bool merge, mp_setop op, const batch<T> &in)
 {
 	result<T>	res;
 
@@ -211,8 +317,14 @@ reference(mp_setop op, const batch<T> &in)
 		const int64_t na = in.a_off[p + 1] - in.a_off[p],
 					nb = in.b_off[p + 1] - in.b_off[p];
 		std::vector<T> got(na + nb + 1);
-		const int64_t n = ref_setop(op, type_of<T>::t, in.a.data() + in.a_off[p], na,
-									in.b.data() + in.b_off[p], nb, got.data());
+		int64_t		n = na + nb;
+
+		if (merge)
+			ref_merge(type_of<T>::t, in.a.data() + in.a_off[p], na, in.b.data() + in.b_off[p], nb,
+					  got.data());
+		else
+			n = ref_setop(op, type_of<T>::t, in.a.data() + in.a_off[p], na,
+						  in.b.data() + in.b_off[p], nb, got.data());
 
 		res.out.insert(res.out.end(), got.begin(), got.begin() + n);
 		res.out_off.push_back((int64_t) res.out.size());
@@ -235,7 +347,7 @@ check_op(const batch<T> &in, const char *shape, bool sorted)
 		return;
 	}
 
-	const result<T> want = reference<T>(OP, in);
+	const result<T> want = reference<T>(false, OP, in);
 
 	check(!got.unsorted, "sorted input flagged as unsorted", op, type_of<T>::name, shape);
 	check(got.out.size() == want.out.size() &&
@@ -247,8 +359,29 @@ check_op(const batch<T> &in, const char *shape, bool sorted)
 
 template <typename T>
 void
+check_merge(const batch<T> &in, const char *shape, bool sorted)
+{
+	const result<T> got = run_merge_tiles<T>(in);
+
+	if (!sorted)
+	{
+		check(got.unsorted, "an unsorted pair not flagged", "merge", type_of<T>::name, shape);
+		return;
+	}
+
+	const result<T> want = reference<T>(true, MP_INTERSECT, in);
+
+	check(!got.unsorted, "sorted input flagged as unsorted", "merge", type_of<T>::name, shape);
+	check(got.out.size() == want.out.size() &&
+		  memcmp(got.out.data(), want.out.data(), want.out.size() * sizeof(T)) == 0,
+		  "results differ from the reference", "merge", type_of<T>::name, shape);
+}
+
+template <typename T>
+void
 check_all(const batch<T> &in, const char *shape, bool sorted = true)
 {
+	check_merge<T>(in, shape, sorted);
 	check_op<T, MP_INTERSECT>(in, shape, sorted);
 	check_op<T, MP_UNION>(in, shape, sorted);
 	check_op<T, MP_EXCEPT>(in, shape, sorted);
@@ -435,7 +568,7 @@ main(int argc, char **argv)
 	shapes<int64_t>(seed + 1);
 	shapes<float>(seed + 2);
 	shapes<double>(seed + 3);
-	printf("batched set operations' tiles on the host: %d checks, %s (seed %" PRIu64 ")\n",
+	printf("batched merge and set operations' tiles on the host: %d checks, %s (seed %" PRIu64 ")\n",
 		   checks, failures ? "FAILED" : "passed", seed);
 	return failures ? 1 : 0;
 }

@@ -144,13 +144,38 @@ pair_merge_path(A a, B b, int64_t k, int64_t lo, int64_t hi)
 }
 
 /*
+ * Boundary d of the merged outputs (a tile's start, or the end): the pair
+ * p that holds it, and a's split there (Merge Path in the pair), an index
+ * into a.
+ */
+template <typename T>
+MP_HOST_DEVICE void
+batch_merge_split(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+				  int64_t npairs, int64_t d, int64_t *split, int64_t *pair)
+{
+	const merged_start o = {a_off, b_off};
+	const int64_t total = a_off[npairs] + b_off[npairs];
+	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
+	const int64_t na = a_off[p + 1] - a_off[p],
+				nb = b_off[p + 1] - b_off[p];
+	const int64_t k = d - o(p);
+	const T    *pa = a + a_off[p],
+			   *pb = b + b_off[p];
+	const int64_t i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+										 [pb](int64_t x) { return pb[x]; }, k,
+										 k > nb ? k - nb : 0, k < na ? k : na);
+
+	*split = a_off[p] + i;
+	*pair = p;
+}
+
+/*
  * The batched merge's partition: for each tile boundary d (t * NV, the last
- * at the end of the outputs), the pair that holds d and the split of a
- * there (pair, then Merge Path in it, over global memory), as parts[2t]
- * (the split, an index into a) and parts[2t + 1] (the pair).  A thread a
- * boundary, all of them at once: a tile that searched its own boundaries
- * would wait some 27 dependent reads of global memory before its first
- * load.
+ * at the end of the outputs), parts[2t] and parts[2t + 1] as
+ * batch_merge_split gives them (the pair, then Merge Path in it, over
+ * global memory).  A thread a boundary, all of them at once: a tile that
+ * searched its own boundaries would wait some 27 dependent reads of
+ * global memory before its first load.
  */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
@@ -164,21 +189,10 @@ batch_merge_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	if (t >= nparts)
 		return;
 
-	const merged_start o = {a_off, b_off};
 	const int64_t total = a_off[npairs] + b_off[npairs];
-	const int64_t d = t * NV < total ? t * NV : total;
-	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
-	const int64_t na = a_off[p + 1] - a_off[p],
-				nb = b_off[p + 1] - b_off[p];
-	const int64_t k = d - o(p);
-	const T    *pa = a + a_off[p],
-			   *pb = b + b_off[p];
-	const int64_t i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
-										 [pb](int64_t x) { return pb[x]; }, k,
-										 k > nb ? k - nb : 0, k < na ? k : na);
 
-	parts[2 * t] = a_off[p] + i;
-	parts[2 * t + 1] = p;
+	batch_merge_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
+						 &parts[2 * t], &parts[2 * t + 1]);
 }
 
 /*
@@ -254,25 +268,38 @@ window_pair_of(Bounds bd, int64_t npt, int x)
 }
 
 /*
- * One tile's merge in its windows w (acount + bcount = count outputs), its
- * npt pairs' parts starting where bd says: each thread finds the pair its
- * first output lies in (a search of the pairs' starts) and its split there
- * (Merge Path over the pair's parts of the windows: the tile's splits are
- * Merge Path splits of their pairs, so what of a pair lies in the tile is
- * itself a merge), then takes VT outputs, moving to the next pair where
- * one ends.  All indices are the windows', in 32 bits.
+ * What a thread of a merge's tile leaves: its VT outputs, whether its
+ * steps saw unsorted input, and where it ended.
+ */
+template <typename T, int VT>
+struct batch_merge_out
+{
+	T			r[VT];
+	bool		bad;
+	int			a_end,
+				b_end;
+};
+
+/*
+ * Thread tid of a merge's tile whose windows wa and wb hold acount and
+ * count - acount elements, its npt pairs' parts starting where bd says:
+ * it finds the pair its first output lies in (a search of the pairs'
+ * starts) and its split there (Merge Path over the pair's parts of the
+ * windows: the tile's splits are Merge Path splits of their pairs, so
+ * what of a pair lies in the tile is itself a merge), writes it to start
+ * (a's and b's indices; for a thread without outputs, the tile's ends),
+ * then takes up to VT outputs, moving to the next pair where one ends.
+ * All indices are the windows', in 32 bits.
  *
  * The check: each element a thread takes is compared with the one before
  * it unless it starts its pair, and each thread must end where the next
- * one starts (the last where the tile ends).
+ * one starts (the caller's check, with a_end and b_end).
  */
-template <typename T, int NT, int VT, typename Bounds>
-__device__ __forceinline__ void
-batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt, Bounds bd,
-					T *__restrict__ out, int64_t d0, int *__restrict__ unsorted, T *s,
-					int (*starts)[2])
+template <typename T, int VT, typename Bounds>
+MP_HOST_DEVICE void
+batch_merge_thread(const T *wa, const T *wb, int acount, int count, int64_t npt, Bounds bd,
+				   int tid, int *start, batch_merge_out<T, VT> &o)
 {
-	const int	tid = threadIdx.x;
 	const int	bcount = count - acount;
 	const int	diag = tid * VT < count ? tid * VT : count;
 	const int	mine = count - diag < VT ? count - diag : VT;
@@ -295,21 +322,12 @@ batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt
 		i = as + mp;
 		j = diag - i;
 	}
-	if (unsorted != nullptr)
-	{
-		starts[tid][0] = i;
-		starts[tid][1] = j;
-		if (tid == 0)
-		{
-			starts[NT][0] = acount;
-			starts[NT][1] = bcount;
-		}
-	}
+	start[0] = i;
+	start[1] = j;
 
 	bool		bad = false;
-	T			r[VT];
 
-#pragma unroll
+	MP_UNROLL
 	for (int v = 0; v < VT; v++)
 	{
 		if (v >= mine)
@@ -328,29 +346,54 @@ batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt
 		if (take_a)
 		{
 			bad |= i > s0.x && order<T>::lt(av, wa[i - 1]);
-			r[v] = av;
+			o.r[v] = av;
 			i++;
 		}
 		else if (j < s1.y)
 		{
 			bad |= j > s0.y && order<T>::lt(bv, wb[j - 1]);
-			r[v] = bv;
+			o.r[v] = bv;
 			j++;
 		}
 		else
 		{
 			bad = true;			/* nothing left where outputs remain: unsorted */
-			r[v] = T();
+			o.r[v] = T();
 		}
 	}
-	__syncthreads();
-	if (unsorted != nullptr)
+	o.bad = bad;
+	o.a_end = i;
+	o.b_end = j;
+}
+
+/*
+ * One tile's merge in its windows w (acount + bcount = count outputs), its
+ * npt pairs' parts starting where bd says: each thread's start and steps
+ * (batch_merge_thread), the check, and the outputs out.
+ */
+template <typename T, int NT, int VT, typename Bounds>
+__device__ __forceinline__ void
+batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt, Bounds bd,
+					T *__restrict__ out, int64_t d0, int *__restrict__ unsorted, T *s,
+					int (*starts)[2])
+{
+	const int	tid = threadIdx.x;
+	const int	bcount = count - acount;
+	const int	diag = tid * VT < count ? tid * VT : count;
+	const int	mine = count - diag < VT ? count - diag : VT;
+	batch_merge_out<T, VT> o;
+
+	batch_merge_thread<T, VT>(wa, wb, acount, count, npt, bd, tid, starts[tid], o);
+	if (tid == 0)
 	{
-		if (mine > 0)
-			bad |= i != starts[tid + 1][0] || j != starts[tid + 1][1];
-		if (bad)
-			*unsorted = 1;
+		starts[NT][0] = acount;
+		starts[NT][1] = bcount;
 	}
+
+	__syncthreads();
+	if (unsorted != nullptr &&
+		(o.bad || (mine > 0 && (o.a_end != starts[tid + 1][0] || o.b_end != starts[tid + 1][1]))))
+		*unsorted = 1;
 
 	/* each warp transposes its outputs through its own part of shared
 	 * memory, so that its stores are coalesced */
@@ -361,7 +404,7 @@ batch_merge_windows(const T *wa, const T *wb, int acount, int count, int64_t npt
 #pragma unroll
 	for (int v = 0; v < VT; v++)
 		if (v < mine)
-			ws[lane * VT + v] = r[v];
+			ws[lane * VT + v] = o.r[v];
 	__syncwarp();
 #pragma unroll
 	for (int v = 0; v < VT; v++)

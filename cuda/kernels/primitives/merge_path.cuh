@@ -78,7 +78,7 @@ merge_path_near(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi, IndexT guess,
 
 /* Number of A elements among the first diag outputs of the stable merge. */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ IndexT
+MP_HOST_DEVICE IndexT
 merge_path_search(PtrA a, IndexT na, PtrB b, IndexT nb, IndexT diag)
 {
 	return merge_path_between<T>(a, b, diag, diag > nb ? diag - nb : 0, diag < na ? diag : na);
