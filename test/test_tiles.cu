@@ -93,6 +93,73 @@ struct result
 	bool		unsorted = false;
 };
 
+/* A batch as the kernels see it. */
+template <typename T>
+struct view
+{
+	const T    *a,
+			   *b;
+	const int64_t *a_off,
+			   *b_off;
+	int64_t		npairs,
+				na,
+				nb,
+				total;
+	merged_start o;
+
+	explicit view(const batch<T> &in)
+		: a(in.a.data()), b(in.b.data()), a_off(in.a_off.data()), b_off(in.b_off.data()),
+		npairs(in.pairs()), na(a_off[npairs]), nb(b_off[npairs]), total(na + nb),
+		o{a_off, b_off}
+	{
+	}
+};
+
+/* Every tile boundary's split, as a kernel's partition writes them
+ * (split: batch_merge_split or batch_setop_split), tiles of nv places. */
+template <typename T, typename Split>
+std::vector<int64_t>
+splits_of(const view<T> &v, int64_t nv, Split split)
+{
+	const int64_t tiles = (v.total + nv - 1) / nv;
+	std::vector<int64_t> parts(2 * (tiles + 1));
+
+	for (int64_t t = 0; t <= tiles && v.total > 0; t++)
+		split(v.a, v.a_off, v.b, v.b_off, v.npairs, t * nv < v.total ? t * nv : v.total,
+			  &parts[2 * t], &parts[2 * t + 1]);
+	return parts;
+}
+
+/*
+ * x[x0 .. x0 + n) as load_tile_windows puts it in shared memory: after the
+ * element before it (or the lowest key) and before the one after it (or
+ * the highest); the window starts at element 1.
+ */
+template <typename T>
+std::vector<T>
+window_of(const T *x, int64_t nx, int64_t x0, int n)
+{
+	std::vector<T> w(n + 2);
+
+	w[0] = x0 > 0 && x0 <= nx ? x[x0 - 1] : order<T>::lowest();
+	for (int k = 0; k < n; k++)
+		w[k + 1] = x[x0 + k];
+	w[n + 1] = x0 + n < nx ? x[x0 + n] : order<T>::highest();
+	return w;
+}
+
+/* The pairs' starts in the windows, where the kernels keep them beside
+ * the windows (fewer pairs than BATCH_TILE_PAIRS), else none. */
+std::vector<int2>
+starts_beside(const window_bounds_global &g, int64_t npt)
+{
+	std::vector<int2> s(npt < BATCH_TILE_PAIRS ? npt + 1 : 0);
+
+	for (size_t q = 0; q < s.size(); q++)
+		s[q] = g((int64_t) q);
+	return s;
+}
+
 /* Where the pairs' first places go: from the tile's first result on. */
 struct put_place
 {
@@ -108,61 +175,33 @@ struct put_place
  */
 template <typename T, mp_setop OP>
 result<T>
-run_tiles(const batch<T> &in)
+run_setop_tiles(const batch<T> &in)
 {
 	constexpr int NT = batch_setop_shape<T>::NT,
 				VT = batch_setop_shape<T>::VT,
 				NV = NT * VT;
-	const T    *a = in.a.data(),
-			   *b = in.b.data();
-	const int64_t *a_off = in.a_off.data(),
-			   *b_off = in.b_off.data();
-	const int64_t npairs = in.pairs();
-	const int64_t na_all = a_off[npairs],
-				nb_all = b_off[npairs],
-				total = na_all + nb_all;
-	const int64_t tiles = (total + NV - 1) / NV;
-	const merged_start o = {a_off, b_off};
-	std::vector<int64_t> parts(2 * (tiles + 1));
+	const view<T> v(in);
+	const std::vector<int64_t> parts = splits_of(v, NV, batch_setop_split<T>);
+	const int64_t tiles = (int64_t) parts.size() / 2 - 1;
 	result<T>	res;
 
-	res.out_off.assign(npairs + 1, -1);
-	for (int64_t t = 0; t <= tiles && total > 0; t++)
-		batch_setop_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
-							 &parts[2 * t], &parts[2 * t + 1]);
+	res.out_off.assign(v.npairs + 1, -1);
 
 	for (int64_t tile = 0; tile < tiles; tile++)
 	{
 		const int64_t *my = &parts[2 * tile];
 		const int64_t d0 = tile * NV,
-					d1 = d0 + NV < total ? d0 + NV : total;
-		const int64_t p_last = pair_of(o, d1 - 1, my[1], my[3]);
-		const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, na_all, nb_all);
+					d1 = d0 + NV < v.total ? d0 + NV : v.total;
+		const int64_t p_last = pair_of(v.o, d1 - 1, my[1], my[3]);
+		const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, v.na, v.nb);
 		const int	count = sp.acount + sp.bcount;
-
-		/* the windows, each between the element before it and the one after */
-		std::vector<T> wa_buf(sp.acount + 2),
-					wb_buf(sp.bcount + 2);
-		T		   *wa = wa_buf.data() + 1,
+		std::vector<T> wa_buf = window_of(v.a, v.na, sp.a0, sp.acount),
+					wb_buf = window_of(v.b, v.nb, sp.b0, sp.bcount);
+		const T    *wa = wa_buf.data() + 1,
 				   *wb = wb_buf.data() + 1;
-
-		wa[-1] = sp.a0 > 0 && sp.a0 <= na_all ? a[sp.a0 - 1] : order<T>::lowest();
-		wb[-1] = sp.b0 > 0 && sp.b0 <= nb_all ? b[sp.b0 - 1] : order<T>::lowest();
-		for (int k = 0; k < sp.acount; k++)
-			wa[k] = a[sp.a0 + k];
-		for (int k = 0; k < sp.bcount; k++)
-			wb[k] = b[sp.b0 + k];
-		wa[sp.acount] = sp.a0 + sp.acount < na_all ? a[sp.a0 + sp.acount] : order<T>::highest();
-		wb[sp.bcount] = sp.b0 + sp.bcount < nb_all ? b[sp.b0 + sp.bcount] : order<T>::highest();
-
-		/* the pairs' starts, in "shared memory" where the kernel keeps them there */
-		const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
+		const window_bounds_global g = {v.a_off, v.b_off, sp.p0, sp.a0, sp.b0, sp.acount,
 										sp.bcount + 1};
-		std::vector<int2> sbounds(sp.npt < BATCH_TILE_PAIRS ? sp.npt + 1 : 0);
-
-		for (size_t q = 0; q < sbounds.size(); q++)
-			sbounds[q] = g((int64_t) q);
-
+		std::vector<int2> sbounds = starts_beside(g, sp.npt);
 		const window_bounds bd = {sbounds.data(), sp.npt < BATCH_TILE_PAIRS, g};
 		std::vector<batch_steps_out<T, VT>> st(NT);
 		std::vector<int> rank(NT + 1, 0),
@@ -186,17 +225,17 @@ run_tiles(const batch<T> &in)
 
 			res.unsorted |= st[tid].bad || (mine && (st[tid].a_end != starts[2 * tid + 2] ||
 													 st[tid].b_end != starts[2 * tid + 3]));
-			for (int v = 0; v < VT; v++)
-				if (st[tid].kept >> v & 1)
-					res.out.push_back(st[tid].r[v]);
-			batch_setop_first_places<T, VT>(st[tid], tid, count, d0, sp.p0, sp.npt, npairs, o,
-											bd, rank[tid],
+			for (int k = 0; k < VT; k++)
+				if (st[tid].kept >> k & 1)
+					res.out.push_back(st[tid].r[k]);
+			batch_setop_first_places<T, VT>(st[tid], tid, count, d0, sp.p0, sp.npt, v.npairs,
+											v.o, bd, rank[tid],
 											put_place{res.out_off.data(), tile_start});
 		}
 	}
 	/* batch_setop_tail: the pairs that start at the end */
-	for (int64_t q = 0; q <= npairs; q++)
-		if (a_off[q] + b_off[q] == total)
+	for (int64_t q = 0; q <= v.npairs; q++)
+		if (v.o(q) == v.total)
 			res.out_off[q] = (int64_t) res.out.size();
 	return res;
 }
@@ -213,37 +252,26 @@ run_merge_tiles(const batch<T> &in)
 	constexpr int NT = batch_shape<T>::NT,
 				VT = batch_shape<T>::VT,
 				NV = NT * VT;
-	const T    *a = in.a.data(),
-			   *b = in.b.data();
-	const int64_t *a_off = in.a_off.data(),
-			   *b_off = in.b_off.data();
-	const int64_t npairs = in.pairs();
-	const int64_t na_all = a_off[npairs],
-				nb_all = b_off[npairs],
-				total = na_all + nb_all;
-	const int64_t tiles = (total + NV - 1) / NV;
-	const merged_start o = {a_off, b_off};
-	std::vector<int64_t> parts(2 * (tiles + 1));
+	const view<T> v(in);
+	const std::vector<int64_t> parts = splits_of(v, NV, batch_merge_split<T>);
+	const int64_t tiles = (int64_t) parts.size() / 2 - 1;
 	result<T>	res;
 
-	res.out.assign(total, T());
-	for (int64_t p = 0; p <= npairs; p++)
-		res.out_off.push_back(a_off[p] + b_off[p]);
-	for (int64_t t = 0; t <= tiles && total > 0; t++)
-		batch_merge_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
-							 &parts[2 * t], &parts[2 * t + 1]);
+	res.out.assign(v.total, T());
+	for (int64_t p = 0; p <= v.npairs; p++)
+		res.out_off.push_back(v.o(p));
 
 	for (int64_t tile = 0; tile < tiles; tile++)
 	{
 		const int64_t *my = &parts[2 * tile];
 		const int64_t d0 = tile * NV,
-					d1 = d0 + NV < total ? d0 + NV : total;
+					d1 = d0 + NV < v.total ? d0 + NV : v.total;
 		const int64_t a0 = my[0],
 					a1 = my[2],
 					b0 = d0 - a0,
 					b1 = d1 - a1;
 		const int64_t p0 = my[1],
-					npt = pair_of(o, d1 - 1, my[1], my[3]) - p0 + 1;
+					npt = pair_of(v.o, d1 - 1, my[1], my[3]) - p0 + 1;
 
 		if (a1 < a0 || b1 < b0)
 		{
@@ -254,25 +282,12 @@ run_merge_tiles(const batch<T> &in)
 		const int	acount = (int) (a1 - a0),
 					count = (int) (d1 - d0),
 					bcount = count - acount;
-		std::vector<T> wa_buf(acount + 2),
-					wb_buf(bcount + 2);
-		T		   *wa = wa_buf.data() + 1,
+		std::vector<T> wa_buf = window_of(v.a, v.na, a0, acount),
+					wb_buf = window_of(v.b, v.nb, b0, bcount);
+		const T    *wa = wa_buf.data() + 1,
 				   *wb = wb_buf.data() + 1;
-
-		wa[-1] = a0 > 0 ? a[a0 - 1] : order<T>::lowest();
-		wb[-1] = b0 > 0 ? b[b0 - 1] : order<T>::lowest();
-		for (int k = 0; k < acount; k++)
-			wa[k] = a[a0 + k];
-		for (int k = 0; k < bcount; k++)
-			wb[k] = b[b0 + k];
-		wa[acount] = a1 < na_all ? a[a1] : order<T>::highest();
-		wb[bcount] = b1 < nb_all ? b[b1] : order<T>::highest();
-
-		const window_bounds_global g = {a_off, b_off, p0, a0, b0, acount, bcount};
-		std::vector<int2> sbounds(npt < BATCH_TILE_PAIRS ? npt + 1 : 0);
-
-		for (size_t q = 0; q < sbounds.size(); q++)
-			sbounds[q] = g((int64_t) q);
+		const window_bounds_global g = {v.a_off, v.b_off, p0, a0, b0, acount, bcount};
+		std::vector<int2> sbounds = starts_beside(g, npt);
 
 		std::vector<batch_merge_out<T, VT>> st(NT);
 		std::vector<int> starts(2 * (NT + 1));
@@ -297,8 +312,8 @@ run_merge_tiles(const batch<T> &in)
 			res.unsorted |= st[tid].bad ||
 				(mine > 0 && (st[tid].a_end != starts[2 * tid + 2] ||
 							  st[tid].b_end != starts[2 * tid + 3]));
-			for (int v = 0; v < mine; v++)
-				res.out[d0 + diag + v] = st[tid].r[v];
+			for (int k = 0; k < mine; k++)
+				res.out[d0 + diag + k] = st[tid].r[k];
 		}
 	}
 	return res;
@@ -338,7 +353,7 @@ template <typename T, mp_setop OP>
 void
 check_op(const batch<T> &in, const char *shape, bool sorted)
 {
-	const result<T> got = run_tiles<T, OP>(in);
+	const result<T> got = run_setop_tiles<T, OP>(in);
 	const char *op = op_names[OP];
 
 	if (!sorted)

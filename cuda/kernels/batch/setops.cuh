@@ -47,27 +47,24 @@ namespace mp
 
 /*
  * Boundary d of the places (a tile's start, or the end): the pair p that
- * holds it, and 2 * (a's balanced split there, an index into a) + star.
+ * holds it, and 2 * (a's balanced split there, an index into a) + star:
+ * the merge's split (batch_merge_split), balanced.
  */
 template <typename T>
 MP_HOST_DEVICE void
 batch_setop_split(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
 				  int64_t npairs, int64_t d, int64_t *split, int64_t *pair)
 {
-	const merged_start o = {a_off, b_off};
-	const int64_t total = a_off[npairs] + b_off[npairs];
-	const int64_t p = pair_of(o, d < total ? d : total - 1, 0, npairs - 1);
-	const int64_t na = a_off[p + 1] - a_off[p],
-				nb = b_off[p + 1] - b_off[p];
-	const int64_t k = d - o(p);
-	const T    *pa = a + a_off[p],
-			   *pb = b + b_off[p];
-	int64_t		i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
-									   [pb](int64_t x) { return pb[x]; }, k,
-									   k > nb ? k - nb : 0, k < na ? k : na);
+	int64_t		i,
+				p;
 	bool		star;
 
-	i = balanced_path<T>(pa, pb, nb, k, i, &star);
+	batch_merge_split<T>(a, a_off, b, b_off, npairs, d, &i, &p);
+
+	const int64_t nb = b_off[p + 1] - b_off[p];
+
+	i = balanced_path<T>(a + a_off[p], b + b_off[p], nb, d - a_off[p] - b_off[p], i - a_off[p],
+						 &star);
 	*split = 2 * (a_off[p] + i) + star;
 	*pair = p;
 }
