@@ -222,7 +222,7 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 	bool		bad = false;
 	mask_t		kept = 0;
 
-MP_UNROLL
+	MP_UNROLL
 	for (int v = 0; v < VT; v++)
 	{
 		if (v >= mine)

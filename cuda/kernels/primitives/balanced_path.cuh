@@ -144,7 +144,7 @@ balanced_path(PtrA a, PtrB b, IndexT nb, IndexT diag, IndexT ai, bool *star)
 				in_b[4] = {false, false, false, false},
 				b_second = false;
 
-MP_UNROLL
+	MP_UNROLL
 	for (int k = 0; k < 4; k++)
 	{
 		if (ai > k)
