@@ -4,7 +4,7 @@
 #   make installcheck               pg_regress against a running server
 #   make installcheck-cpu / -gpu    the same suite with mergepath.device forced
 #   make check-c                    C tests of the backends (GPU too when present)
-#   make check-tiles                the batched merge's and set operations' tiles on the host (nvcc)
+#   make check-tiles                the batch kernels' threads run on the host (nvcc)
 #   make check-readme               the SQL examples of README.md and docs/ against their outputs
 #   make check-c-sanitized          the C tests of the CPU backend under ASan and UBSan
 #   make check-fuzz                 libFuzzer over the CPU backend (clang), FUZZ_SECONDS
@@ -111,10 +111,9 @@ check-c: test/test_backends
 	test/test_backends --suite sort,setops,runs & b=$$!; \
 	wait $$a && wait $$b
 
-# The batched merge's and set operations' tiles run on the host
-# (test/test_tiles.cu): the device's own code, a thread at a time, so that
-# a machine without a GPU checks it; it needs nvcc to build, and says so
-# where there is none.
+# The batch kernels' threads run on the host (test/test_tiles.cu): the
+# device's own code, a thread at a time, so that a machine without a GPU
+# checks it; it needs nvcc to build, and says so where there is none.
 test/test_tiles: test/test_tiles.cu test/reference.h $(CUDA_HEADERS)
 	$(NVCC) -O2 -std=c++17 -arch=sm_90 -Xcompiler -Wall,-Wextra \
 		$(if $(WERROR),-Werror all-warnings) -Isrc -Itest -o $@ $<
@@ -124,7 +123,7 @@ check-tiles: test/test_tiles
 	test/test_tiles
 else
 check-tiles:
-	@echo "batched merge and set operations' tiles on the host: not built (no nvcc)"
+	@echo "batch kernels' threads on the host: not built (no nvcc)"
 endif
 
 # The same tests of the CPU backend built with AddressSanitizer and

@@ -2,13 +2,13 @@
 # The tests, from a fresh Debian 12 machine: installs what is missing, builds
 # everything (the CUDA backend too where nvcc is found, warnings as errors),
 # installs the extension, then runs the C tests of the backends (--quick
-# sizes) and the batched merge's and set operations' tiles on the host
-# (nvcc), the pg_regress suite on a throwaway PostgreSQL (mergepath.device
-# at auto: the GPU where there is one, else the CPU backend), and every SQL
-# example of README.md and docs/ against the output it shows.  On 2 cores
-# about 3.5 minutes without CUDA, 5 with it (the CUDA build 1.5 of them).
-# CI runs the full-size C tests and the suite with the CPU forced after it
-# (.ci/run); the GPU tests are test/gpu-tests.sh, on a GPU host.
+# sizes) and the batch kernels' threads on the host (nvcc), the pg_regress
+# suite on a throwaway PostgreSQL (mergepath.device at auto: the GPU where
+# there is one, else the CPU backend), and every SQL example of README.md
+# and docs/ against the output it shows.  On 2 cores about 3.5 minutes
+# without CUDA, 5 with it (the CUDA build 1.5 of them).  CI runs the
+# full-size C tests and the suite with the CPU forced after it (.ci/run);
+# the GPU tests are test/gpu-tests.sh, on a GPU host.
 set -uo pipefail
 cd "$(dirname "$0")"
 export PSQL_PAGER=cat			# nothing waits at a pager
@@ -71,7 +71,7 @@ c_tests() {
 	wait $b || st=1
 	make -s check-tiles WERROR=1 >"$logs/c3.log" 2>&1 || st=1
 	cat "$logs/c1.log" "$logs/c2.log" "$logs/c3.log"
-	grep "tiles on the host" "$logs/c3.log" | sed 's/^/   /' >"$logs/c-tests-tiles.summary"
+	grep "threads on the host" "$logs/c3.log" | sed 's/^/   /' >"$logs/c-tests-tiles.summary"
 	awk '/ backend, .* checks, / { n[$1] += $4; s[$1]++ }
 		/backend: FAILED/ { f[$1] = 1 }
 		/^gpu backend: no GPU here/ { nogpu = 1 }

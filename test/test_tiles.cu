@@ -1,31 +1,36 @@
 /*
  * test_tiles.cu
- *		The batched merge's and set operations' tiles (cuda/kernels/batch)
- *		run on the host, one thread after another, against reference.h pair
- *		by pair: no GPU needed, so that every machine that builds the CUDA
- *		code checks the tiles' own logic.
+ *		The batch kernels' threads (cuda/kernels/batch: the merge's and the
+ *		set operations' tiles, the filters, the searches and the check) run
+ *		on the host, one after another, against reference.h pair by pair:
+ *		no GPU needed, so that every machine that builds the CUDA code
+ *		checks the kernels' own logic.
  *
  * What runs here is the device's code itself: each boundary's split
  * (batch_merge_split, batch_setop_split), a set operation tile's span
  * (batch_span_of), each thread's start search and steps
- * (batch_merge_thread, batch_setop_thread) and the set operations' pairs'
- * first places (batch_setop_first_places), over windows laid out as
- * load_tile_windows lays them out (the element before each window, or
- * the lowest key, and the one after, or the highest), with the pairs'
- * starts where the kernels keep them (beside the windows, or read from
- * the offsets).  What stays the kernels' alone is memory: the loads into
- * shared memory, the block's scan, the look-back chain and the stores,
- * which the GPU's C tests and compute-sanitizer cover.  Here a tile's
- * results follow the tile before's, and the scan is a running sum.
+ * (batch_merge_thread, batch_setop_thread), the set operations' pairs'
+ * first places (batch_setop_first_places), and each filter's, search's
+ * and check's thread (thread_elements, thread_kept, filter_walk,
+ * search_thread, check_thread), over windows laid out as
+ * load_tile_windows lays them out (the element before each window, or the
+ * lowest key, and the one after, or the highest), with the pairs' starts
+ * where the kernels keep them (beside the windows, or read from the
+ * offsets).  What stays the kernels' alone is memory: the loads into
+ * shared memory, the blocks' scans, the look-back chain, the stores, and
+ * CUB's scan of the filters' tile counts, which the GPU's C tests and
+ * compute-sanitizer cover.  Here a tile's results follow the tile
+ * before's, and every scan is a running sum.
  *
  * Shapes: pair sizes around a tile's places, random pairs from empty to
  * three tiles, runs of empty pairs (tiles of more pairs than the shared
  * memory holds starts of), one giant pair among tiny ones, keys from a
  * small range (long runs of copies) and from a wide one, floats with
- * NaNs, infinities and both zeros; the merge and every set operation,
- * every element type.  Sorted input must give the reference's results
- * and offsets and raise no flag; a batch with one pair made unsorted
- * must raise it.
+ * NaNs, infinities and both zeros; the merge, every set operation, the
+ * semi and anti joins, unique and the three searches, every element
+ * type.  Sorted input must give the reference's results and offsets and
+ * raise no flag; a batch with one pair made unsorted must raise it (but
+ * for unique, which reads one side, where that side is the other).
  *
  * test/test_tiles [--seed N]
  */
@@ -319,6 +324,108 @@ run_merge_tiles(const batch<T> &in)
 	return res;
 }
 
+/* What batch_filter_write does with a kept element, and with a pair that
+ * starts among a thread's elements. */
+template <typename T>
+struct keep_into
+{
+	const T    *x;
+	T		   *out;
+	int64_t    *at;
+
+	MP_HOST_DEVICE void operator()(int64_t e, bool keep) const
+	{
+		if (keep)
+			out[(*at)++] = x[e];
+	}
+};
+
+struct start_into
+{
+	int64_t    *out_off;
+	const int64_t *at;
+
+	MP_HOST_DEVICE void operator()(int64_t q, int64_t) const { out_off[q] = *at; }
+};
+
+/* A filter's side x (a) against y (b; none for unique), every thread's
+ * elements as batch_filter_count and batch_filter_write take them. */
+template <typename T, batch_filter F>
+result<T>
+run_filter(const batch<T> &in)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+	const view<T> v(in);
+	const T    *y = F == KEEP_FIRST ? nullptr : v.b;
+	const int64_t threads = (v.na + VT - 1) / VT;
+	std::vector<int64_t> base(threads + 1, 0);
+	result<T>	res;
+
+	/* the counts, and their scan (in the kernels: the tiles' counts, their
+	 * scan, then each block's own) */
+	for (int64_t g = 0; g < threads; g++)
+	{
+		int64_t		e0;
+		const int	n = thread_elements<NT, VT>(g / NT, (int) (g % NT), v.na, &e0);
+
+		base[g + 1] = base[g] + thread_kept<T, F>(v.a, v.a_off, y, v.b_off, v.npairs, e0, n);
+	}
+	res.out.assign(base[threads], T());
+	res.out_off.assign(v.npairs + 1, -1);
+	for (int64_t g = 0; g < threads; g++)
+	{
+		int64_t		e0,
+					at = base[g];
+		const int	n = thread_elements<NT, VT>(g / NT, (int) (g % NT), v.na, &e0);
+
+		filter_walk<T, F>(v.a, v.a_off, y, v.b_off, v.npairs, e0, n,
+						  keep_into<T>{v.a, res.out.data(), &at},
+						  start_into{res.out_off.data(), &at});
+	}
+	/* batch_filter_tail */
+	for (int64_t q = 0; q <= v.npairs; q++)
+		if (v.a_off[q] == v.na)
+			res.out_off[q] = base[threads];
+	/* batch_check over both sides, as the filters' check runs */
+	for (int64_t g = 0; g < threads; g++)
+	{
+		int64_t		e0;
+		const int	n = thread_elements<NT, VT>(g / NT, (int) (g % NT), v.na, &e0);
+
+		res.unsorted |= check_thread<T>(v.a, v.a_off, v.npairs, e0, n);
+	}
+	for (int64_t g = 0; y != nullptr && g < (v.nb + VT - 1) / VT; g++)
+	{
+		int64_t		e0;
+		const int	n = thread_elements<NT, VT>(g / NT, (int) (g % NT), v.nb, &e0);
+
+		res.unsorted |= check_thread<T>(v.b, v.b_off, v.npairs, e0, n);
+	}
+	return res;
+}
+
+/* The searches of b's needles in a's haystacks, as batch_search_tile's
+ * threads run them. */
+template <typename T>
+std::vector<int32_t>
+run_search(const batch<T> &in, mp_search kind)
+{
+	constexpr int NT = batch_shape<T>::NT,
+				VT = batch_shape<T>::VT;
+	const view<T> v(in);
+	std::vector<int32_t> out(v.nb, -1);
+
+	for (int64_t g = 0; g < (v.nb + VT - 1) / VT; g++)
+	{
+		int64_t		e0;
+		const int	n = thread_elements<NT, VT>(g / NT, (int) (g % NT), v.nb, &e0);
+
+		search_thread<T>(v.a, v.a_off, v.b, v.b_off, v.npairs, kind, out.data(), e0, n);
+	}
+	return out;
+}
+
 /* The reference, pair by pair. */
 template <typename T>
 result<T>
@@ -392,11 +499,80 @@ check_merge(const batch<T> &in, const char *shape, bool sorted)
 		  "results differ from the reference", "merge", type_of<T>::name, shape);
 }
 
+/* The filters and the searches against reference.h. */
 template <typename T>
 void
-check_all(const batch<T> &in, const char *shape, bool sorted = true)
+check_filters(const batch<T> &in, const char *shape, int bad_side)
 {
+	const view<T> v(in);
+	const result<T> got[3] = {run_filter<T, KEEP_FOUND>(in), run_filter<T, KEEP_MISSING>(in),
+		run_filter<T, KEEP_FIRST>(in)};
+	const char *const names[3] = {"semijoin", "antijoin", "unique"};
+
+	for (int f = 0; f < 3; f++)
+	{
+		if (bad_side >= 0)
+		{
+			/* unique reads a alone: an unsorted b is nothing to it */
+			if (f < 2 || bad_side == 0)
+				check(got[f].unsorted, "an unsorted pair not flagged", names[f],
+					  type_of<T>::name, shape);
+			else
+				check(!got[f].unsorted, "a sorted side flagged as unsorted", names[f],
+					  type_of<T>::name, shape);
+			continue;
+		}
+
+		std::vector<T> want;
+		std::vector<int64_t> want_off{0};
+
+		for (int64_t p = 0; p < v.npairs; p++)
+		{
+			const int64_t na = v.a_off[p + 1] - v.a_off[p],
+						nb = v.b_off[p + 1] - v.b_off[p];
+			std::vector<T> one(na + 1);
+			const int64_t n = f == 2 ? ref_unique(type_of<T>::t, v.a + v.a_off[p], na, one.data())
+				: ref_semijoin(f == 1, type_of<T>::t, v.a + v.a_off[p], na, v.b + v.b_off[p], nb,
+							   one.data());
+
+			want.insert(want.end(), one.begin(), one.begin() + n);
+			want_off.push_back((int64_t) want.size());
+		}
+		check(!got[f].unsorted, "sorted input flagged as unsorted", names[f], type_of<T>::name,
+			  shape);
+		check(got[f].out.size() == want.size() &&
+			  memcmp(got[f].out.data(), want.data(), want.size() * sizeof(T)) == 0,
+			  "results differ from the reference", names[f], type_of<T>::name, shape);
+		check(got[f].out_off == want_off, "pairs' offsets differ from the reference", names[f],
+			  type_of<T>::name, shape);
+	}
+	if (bad_side >= 0)
+		return;
+
+	const mp_search kinds[3] = {MP_LOWER_BOUND, MP_UPPER_BOUND, MP_COUNT};
+	const char *const knames[3] = {"lower_bound", "upper_bound", "count"};
+
+	for (int k = 0; k < 3; k++)
+	{
+		const std::vector<int32_t> out = run_search<T>(in, kinds[k]);
+		std::vector<int32_t> want(v.nb);
+
+		for (int64_t p = 0; p < v.npairs; p++)
+			ref_search(kinds[k], type_of<T>::t, v.a + v.a_off[p], v.a_off[p + 1] - v.a_off[p],
+					   v.b + v.b_off[p], v.b_off[p + 1] - v.b_off[p], want.data() + v.b_off[p]);
+		check(out == want, "search results differ from the reference", knames[k],
+			  type_of<T>::name, shape);
+	}
+}
+
+template <typename T>
+void
+check_all(const batch<T> &in, const char *shape, int bad_side = -1)
+{
+	const bool	sorted = bad_side < 0;
+
 	check_merge<T>(in, shape, sorted);
+	check_filters<T>(in, shape, bad_side);
 	check_op<T, MP_INTERSECT>(in, shape, sorted);
 	check_op<T, MP_UNION>(in, shape, sorted);
 	check_op<T, MP_EXCEPT>(in, shape, sorted);
@@ -557,7 +733,7 @@ shapes(uint64_t seed)
 				}
 				snprintf(shape, sizeof(shape), "pair %d of 20 unsorted in %s, keys in [0, %" PRId64 ")",
 						 bad, side == 0 ? "a" : "b", range);
-				check_all(in, shape, false);
+				check_all(in, shape, side);
 			}
 	}
 }
@@ -583,7 +759,7 @@ main(int argc, char **argv)
 	shapes<int64_t>(seed + 1);
 	shapes<float>(seed + 2);
 	shapes<double>(seed + 3);
-	printf("batched merge and set operations' tiles on the host: %d checks, %s (seed %" PRIu64 ")\n",
+	printf("batch kernels' threads on the host: %d checks, %s (seed %" PRIu64 ")\n",
 		   checks, failures ? "FAILED" : "passed", seed);
 	return failures ? 1 : 0;
 }

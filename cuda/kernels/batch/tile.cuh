@@ -501,7 +501,7 @@ batch_merge_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
  * place at or below the answer by galloping.
  */
 template <typename T, bool UPPER>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 gallop(const T *y, int64_t from, int64_t n, T x)
 {
 	auto		before = [x](T v) { return UPPER ? !order<T>::lt(x, v) : order<T>::lt(v, x); };
@@ -528,14 +528,14 @@ gallop(const T *y, int64_t from, int64_t n, T x)
 }
 
 template <typename T>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 gallop_lower(const T *y, int64_t from, int64_t n, T x)
 {
 	return gallop<T, false>(y, from, n, x);
 }
 
 template <typename T>
-__device__ __forceinline__ int64_t
+MP_HOST_DEVICE int64_t
 gallop_upper(const T *y, int64_t from, int64_t n, T x)
 {
 	return gallop<T, true>(y, from, n, x);
@@ -556,7 +556,7 @@ enum batch_filter
  * (empty pairs included).
  */
 template <typename T, batch_filter F, typename Visit, typename AtStart>
-__device__ __forceinline__ void
+MP_HOST_DEVICE void
 filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 			const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
 			int64_t e0, int n, Visit visit, AtStart at_start)
@@ -617,21 +617,29 @@ filter_walk(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 	 * (at the end of the side) to the caller */
 }
 
-/* A thread's elements of a filter's tile ([*e0, *e0 + *n)), and how many
- * of them the filter keeps. */
-template <typename T, batch_filter F, int NT, int VT>
-__device__ __forceinline__ int
+/*
+ * Thread tid of block's elements of a filter's, a search's or the check's
+ * tile: [*e0, *e0 + n), n returned (0 past the end of the total).
+ */
+template <int NT, int VT>
+MP_HOST_DEVICE int
+thread_elements(int64_t block, int tid, int64_t total, int64_t *e0)
+{
+	*e0 = block * NT * VT + (int64_t) tid * VT;
+	return *e0 < total ? (total - *e0 < VT ? (int) (total - *e0) : VT) : 0;
+}
+
+/* How many of elements [e0, e0 + n) of side x the filter keeps. */
+template <typename T, batch_filter F>
+MP_HOST_DEVICE int
 thread_kept(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 			const T *__restrict__ y, const int64_t *__restrict__ y_off, int64_t npairs,
-			int64_t *e0, int *n)
+			int64_t e0, int n)
 {
-	const int64_t total = x_off[npairs];
 	int			kept = 0;
 
-	*e0 = (int64_t) blockIdx.x * NT * VT + (int64_t) threadIdx.x * VT;
-	*n = *e0 < total ? (total - *e0 < VT ? (int) (total - *e0) : VT) : 0;
-	if (*n > 0)
-		filter_walk<T, F>(x, x_off, y, y_off, npairs, *e0, *n,
+	if (n > 0)
+		filter_walk<T, F>(x, x_off, y, y_off, npairs, e0, n,
 						  [&](int64_t, bool keep) { kept += keep; }, [](int64_t, int64_t) {});
 	return kept;
 }
@@ -645,8 +653,8 @@ batch_filter_count(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 {
 	__shared__ int warp_sums[NT / 32];
 	int64_t		e0;
-	int			n;
-	int			kept = thread_kept<T, F, NT, VT>(x, x_off, y, y_off, npairs, &e0, &n);
+	const int	n = thread_elements<NT, VT>(blockIdx.x, threadIdx.x, x_off[npairs], &e0);
+	int			kept = thread_kept<T, F>(x, x_off, y, y_off, npairs, e0, n);
 
 	for (int d = 16; d > 0; d /= 2)
 		kept += __shfl_down_sync(0xffffffff, kept, d);
@@ -677,8 +685,8 @@ batch_filter_write(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 {
 	__shared__ int scan[NT];
 	int64_t		e0;
-	int			n;
-	int			kept = thread_kept<T, F, NT, VT>(x, x_off, y, y_off, npairs, &e0, &n);
+	const int	n = thread_elements<NT, VT>(blockIdx.x, threadIdx.x, x_off[npairs], &e0);
+	const int	kept = thread_kept<T, F>(x, x_off, y, y_off, npairs, e0, n);
 
 	/* the block's exclusive scan of the threads' counts */
 	scan[threadIdx.x] = kept;
@@ -706,21 +714,18 @@ batch_filter_write(const T *__restrict__ x, const int64_t *__restrict__ x_off,
 /*
  * The searches: for each needle of pair p (b), its lower bound, upper
  * bound or count in the pair's haystack (a), into out at the needle's own
- * place.
+ * place: needles [e0, e0 + n), one thread's.
  */
-template <typename T, int NT, int VT>
-__global__ void __launch_bounds__(NT)
-batch_search_tile(const T *__restrict__ hay, const int64_t *__restrict__ hay_off,
-				  const T *__restrict__ needles, const int64_t *__restrict__ needle_off,
-				  int64_t npairs, mp_search kind, int32_t *__restrict__ out)
+template <typename T>
+MP_HOST_DEVICE void
+search_thread(const T *__restrict__ hay, const int64_t *__restrict__ hay_off,
+			  const T *__restrict__ needles, const int64_t *__restrict__ needle_off,
+			  int64_t npairs, mp_search kind, int32_t *__restrict__ out, int64_t e0, int n)
 {
-	const int64_t total = needle_off[npairs];
-	const int64_t e0 = ((int64_t) blockIdx.x * NT + threadIdx.x) * VT;
-	const csr_start start = {needle_off};
-
-	if (e0 >= total)
+	if (n <= 0)
 		return;
 
+	const csr_start start = {needle_off};
 	int64_t		p = pair_of(start, e0, 0, npairs - 1);
 	int64_t		n_hi = needle_off[p + 1];
 	const T    *h = hay + hay_off[p];
@@ -730,7 +735,7 @@ batch_search_tile(const T *__restrict__ hay, const int64_t *__restrict__ hay_off
 	bool		fresh = true;
 	T			prev = T();
 
-	for (int64_t e = e0; e < e0 + VT && e < total; e++)
+	for (int64_t e = e0; e < e0 + n; e++)
 	{
 		while (e >= n_hi)
 		{
@@ -755,28 +760,37 @@ batch_search_tile(const T *__restrict__ hay, const int64_t *__restrict__ hay_off
 	}
 }
 
-/*
- * Raises *unsorted when an element of x is below the one before it in its
- * pair: a thread for VT consecutive elements.
- */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(NT)
-batch_check(const T *__restrict__ x, const int64_t *__restrict__ x_off, int64_t npairs,
-			int *__restrict__ unsorted)
+batch_search_tile(const T *__restrict__ hay, const int64_t *__restrict__ hay_off,
+				  const T *__restrict__ needles, const int64_t *__restrict__ needle_off,
+				  int64_t npairs, mp_search kind, int32_t *__restrict__ out)
 {
-	const int64_t total = x_off[npairs];
-	const int64_t e0 = ((int64_t) blockIdx.x * NT + threadIdx.x) * VT;
+	int64_t		e0;
+	const int	n = thread_elements<NT, VT>(blockIdx.x, threadIdx.x, needle_off[npairs], &e0);
+
+	search_thread<T>(hay, hay_off, needles, needle_off, npairs, kind, out, e0, n);
+}
+
+/*
+ * Whether an element of x among [e0, e0 + n) is below the one before it in
+ * its pair.
+ */
+template <typename T>
+MP_HOST_DEVICE bool
+check_thread(const T *__restrict__ x, const int64_t *__restrict__ x_off, int64_t npairs,
+			 int64_t e0, int n)
+{
+	if (n <= 0)
+		return false;
+
 	const csr_start start = {x_off};
-	bool		bad = false;
-
-	if (e0 >= total)
-		return;
-
 	int64_t		p = pair_of(start, e0, 0, npairs - 1);
 	int64_t		lo = x_off[p],
 				hi = x_off[p + 1];
+	bool		bad = false;
 
-	for (int64_t e = e0; e < e0 + VT && e < total; e++)
+	for (int64_t e = e0; e < e0 + n; e++)
 	{
 		while (e >= hi)
 		{
@@ -786,7 +800,20 @@ batch_check(const T *__restrict__ x, const int64_t *__restrict__ x_off, int64_t 
 		}
 		bad |= e > lo && order<T>::lt(x[e], x[e - 1]);
 	}
-	if (bad)
+	return bad;
+}
+
+/* Raises *unsorted when check_thread finds a thread's elements unsorted:
+ * a thread for VT consecutive elements. */
+template <typename T, int NT, int VT>
+__global__ void __launch_bounds__(NT)
+batch_check(const T *__restrict__ x, const int64_t *__restrict__ x_off, int64_t npairs,
+			int *__restrict__ unsorted)
+{
+	int64_t		e0;
+	const int	n = thread_elements<NT, VT>(blockIdx.x, threadIdx.x, x_off[npairs], &e0);
+
+	if (check_thread<T>(x, x_off, npairs, e0, n))
 		*unsorted = 1;
 }
 
