@@ -5,7 +5,8 @@
  *		composite keys, the set operations and the search beside a copy of
  *		their bytes, the sort beside cub::DeviceSegmentedSort.
  *
- *	bench_batch [--reps 7]
+ *	bench_batch [--reps 7] [--sizes 100000,1000000]
+ *	(--sizes: only the shapes and sorts of that many pairs)
  *	SORT_SHAPES=1 or TILE_SHAPES=1 bench_batch: the sweeps that chose the
  *	shapes (below)
  *
@@ -584,7 +585,12 @@ sweep_tiles(const shape &s)
 int
 main(int argc, char **argv)
 {
-	(void) parse_options(argc, argv);
+	const bench_options opt = parse_options(argc, argv);
+	auto		wanted = [&](int64_t pairs) {
+		return !opt.sizes_given ||
+			std::find(opt.sizes.begin(), opt.sizes.end(), pairs) != opt.sizes.end();
+	};
+
 	print_header("batches of many small pairs, device-resident");
 	if (getenv("SORT_SHAPES"))
 	{
@@ -604,13 +610,21 @@ main(int argc, char **argv)
 		return 0;
 	}
 	for (const shape &s : shapes)
-		bench_shape<int32_t>(s);
+		if (wanted(s.pairs))
+			bench_shape<int32_t>(s);
 	for (const shape &s : shapes)
-		bench_shape<int64_t>(s);
-	bench_sort<int32_t>(100000, 1000);
-	bench_sort<int32_t>(1000000, 100);
-	bench_sort<int64_t>(100000, 1000);
-	bench_sort<int64_t>(1000000, 100);
-	bench_sort<int32_t>(10000, 10000);
+		if (wanted(s.pairs))
+			bench_shape<int64_t>(s);
+
+	static const shape sorts[] = {{100000, 1000, 0}, {1000000, 100, 0}};
+
+	for (const shape &s : sorts)
+		if (wanted(s.pairs))
+			bench_sort<int32_t>(s.pairs, s.na);
+	for (const shape &s : sorts)
+		if (wanted(s.pairs))
+			bench_sort<int64_t>(s.pairs, s.na);
+	if (wanted(10000))
+		bench_sort<int32_t>(10000, 10000);
 	return 0;
 }

@@ -139,6 +139,7 @@ template <> struct mp_type_of<double> { static const mp_type v = MP_FLOAT8; };
 struct bench_options
 {
 	std::vector<int64_t> sizes = {1, 10, 100};	/* millions per side */
+	bool		sizes_given = false;	/* bench_batch: the pair counts to run */
 	bool		tune = false;
 	bool		with_host = false;
 	bool		with_select = false;	/* bench_setops: CUB's compaction beside */
@@ -162,6 +163,7 @@ parse_options(int argc, char **argv)
 		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
 		{
 			o.sizes.clear();
+			o.sizes_given = true;
 			for (char *s = strtok(argv[++i], ","); s; s = strtok(nullptr, ","))
 				o.sizes.push_back(atoll(s));
 		}
