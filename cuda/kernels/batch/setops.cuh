@@ -165,14 +165,17 @@ struct batch_steps_out
  * balanced, and the tile's first pair starts balanced at the tile's
  * split), which it writes to start (a and b's indices; for a thread
  * without places, the tile's ends, where the one before ends).  Then up
- * to VT steps in the balanced order, one element a step,
- * moving to the next pair where both sides of one are done, keeping or
- * dropping each element as the single set operation's steps do.
+ * to VT steps in the balanced order, one element a step, moving to the
+ * next pair where both sides of one are done, keeping or dropping each
+ * element as the single set operation's steps do.  The next element of
+ * each side waits in a register, and each step loads only the one of the
+ * side it took (the element after a window is there, and on unsorted
+ * input the index stops at it).
  *
- * The check rides on the steps: each element taken is compared with the
- * one before it on its side unless it starts its pair, and each thread
- * must end where the next one starts (the caller's check, with a_end and
- * b_end), so that every element is taken once and compared once.
+ * The check rides on the steps: within a pair the elements taken must
+ * not go down, starting from the larger of the elements in front of the
+ * start that belong to its pair; and each thread must end where the next
+ * one starts (the caller's check, with a_end and b_end).
  */
 template <typename T, int VT, mp_setop OP, typename Bounds>
 MP_HOST_DEVICE void
@@ -219,8 +222,25 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 
 	int2		c0 = bd(q),
 				c1 = bd(q + 1);
-	bool		bad = false;
+	T			x = wa[i < acount ? i : acount],
+				y = wb[j < bcount ? j : bcount],
+				prev = T();
+	bool		started = false,
+				bad = false;
 	mask_t		kept = 0;
+
+	if (mine > 0 && i > c0.x)
+	{
+		prev = wa[i - 1];
+		started = true;
+	}
+	if (mine > 0 && j > c0.y)
+	{
+		const T		before = wb[j - 1];
+
+		prev = !started || order<T>::lt(prev, before) ? before : prev;
+		started = true;
+	}
 
 	MP_UNROLL
 	for (int v = 0; v < VT; v++)
@@ -230,30 +250,34 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 		while (i >= c1.x && j >= c1.y && q < npt - 1)
 		{
 			q++;
-			c0 = c1;
 			c1 = bd(q + 1);
+			started = false;
 		}
 
 		const bool	has_a = i < c1.x,
 					has_b = j < c1.y;
-		const T		x = has_a ? wa[i] : T(),
-					y = has_b ? wb[j] : T();
 		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
 		const bool	take_b = !take_a && has_b;
 		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
+		const T		val = take_a ? x : y;
 
-		if (take_a)
-			bad |= i > c0.x && order<T>::lt(x, wa[i - 1]);
-		else if (take_b)
-			bad |= j > c0.y && order<T>::lt(y, wb[j - 1]);
-		else
-			bad = true;			/* places left and nothing to take: unsorted */
-		o.r[v] = take_a ? x : y;
+		/* places left and nothing to take, or a key below the one before:
+		 * unsorted */
+		bad |= !take_b && !take_a;
+		bad |= started && order<T>::lt(val, prev);
+		prev = val;
+		started = true;
+		o.r[v] = val;
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
 						  take_b && !pending && keeps::B) << v;
 		pending = paired;
 		i += take_a;
 		j += take_b;
+
+		const T		z = take_a ? wa[i < acount ? i : acount] : wb[j < bcount ? j : bcount];
+
+		x = take_a ? z : x;
+		y = take_a ? y : z;
 	}
 	o.kept = kept;
 	o.bad = bad;
