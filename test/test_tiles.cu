@@ -7,10 +7,12 @@
  *		checks the kernels' own logic.
  *
  * What runs here is the device's code itself: each boundary's split
- * (batch_merge_split, batch_setop_split), a set operation tile's span
- * (batch_span_of), each thread's start search and steps
+ * (batch_merge_split; for the set operations batch_setop_boundary, with
+ * the pair of the place before), a set operation tile's span
+ * (batch_setop_span), each thread's start search and steps
  * (batch_merge_thread, batch_setop_thread), the set operations' pairs'
- * first places (batch_setop_first_places), and each filter's, search's
+ * first places in their tiles (batch_setop_first_places) and after the
+ * tiles before (batch_setop_first_place), and each filter's, search's
  * and check's thread (thread_elements, thread_kept, filter_walk,
  * search_thread, check_thread), over windows laid out as
  * load_tile_windows lays them out (the element before each window, or the
@@ -120,8 +122,8 @@ struct view
 	}
 };
 
-/* Every tile boundary's split, as a kernel's partition writes them
- * (split: batch_merge_split or batch_setop_split), tiles of nv places. */
+/* Every tile boundary's split, as the merge's partition writes them
+ * (split: batch_merge_split), tiles of nv places. */
 template <typename T, typename Split>
 std::vector<int64_t>
 splits_of(const view<T> &v, int64_t nv, Split split)
@@ -165,15 +167,6 @@ starts_beside(const window_bounds_global &g, int64_t npt)
 	return s;
 }
 
-/* Where the pairs' first places go: from the tile's first result on. */
-struct put_place
-{
-	int64_t    *out_off;
-	int64_t		tile_start;
-
-	MP_HOST_DEVICE void operator()(int64_t pq, int64_t at) const { out_off[pq] = tile_start + at; }
-};
-
 /*
  * The set operation OP of every pair, tile after tile, as the device runs
  * them: batch_setop_partition's splits, then each tile's threads.
@@ -186,19 +179,22 @@ run_setop_tiles(const batch<T> &in)
 				VT = batch_setop_shape<T>::VT,
 				NV = NT * VT;
 	const view<T> v(in);
-	const std::vector<int64_t> parts = splits_of(v, NV, batch_setop_split<T>);
-	const int64_t tiles = (int64_t) parts.size() / 2 - 1;
+	const int64_t tiles = (v.total + NV - 1) / NV;
+	std::vector<int64_t> parts(BATCH_SETOP_PART * (tiles + 1)),
+				before(tiles, 0);
 	result<T>	res;
 
-	res.out_off.assign(v.npairs + 1, -1);
+	/* batch_setop_partition */
+	for (int64_t t = 0; t <= tiles && v.total > 0; t++)
+		batch_setop_boundary<T>(v.a, v.a_off, v.b, v.b_off, v.npairs,
+								t * NV < v.total ? t * NV : v.total, &parts[BATCH_SETOP_PART * t]);
+	/* places no tile puts (as batch_setop_on_device clears them) */
+	res.out_off.assign(v.npairs + 1, 0);
 
 	for (int64_t tile = 0; tile < tiles; tile++)
 	{
-		const int64_t *my = &parts[2 * tile];
-		const int64_t d0 = tile * NV,
-					d1 = d0 + NV < v.total ? d0 + NV : v.total;
-		const int64_t p_last = pair_of(v.o, d1 - 1, my[1], my[3]);
-		const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, v.na, v.nb);
+		const int64_t d0 = tile * NV;
+		const batch_span sp = batch_setop_span(parts.data(), tile, NV, v.na, v.nb);
 		const int	count = sp.acount + sp.bcount;
 		std::vector<T> wa_buf = window_of(v.a, v.na, sp.a0, sp.acount),
 					wb_buf = window_of(v.b, v.nb, sp.b0, sp.bcount);
@@ -221,8 +217,7 @@ run_setop_tiles(const batch<T> &in)
 		starts[2 * NT] = sp.acount;
 		starts[2 * NT + 1] = sp.bcount;
 
-		const int64_t tile_start = (int64_t) res.out.size();
-
+		before[tile] = (int64_t) res.out.size();
 		res.unsorted |= sp.broken;
 		for (int tid = 0; tid < NT; tid++)
 		{
@@ -235,13 +230,19 @@ run_setop_tiles(const batch<T> &in)
 					res.out.push_back(st[tid].r[k]);
 			batch_setop_first_places<T, VT>(st[tid], tid, count, d0, sp.p0, sp.npt, v.npairs,
 											v.o, bd, rank[tid],
-											put_place{res.out_off.data(), tile_start});
+											batch_put_in_tile{res.out_off.data()});
 		}
 	}
-	/* batch_setop_tail: the pairs that start at the end */
+	/* batch_setop_tail: the tiles before each pair's added */
 	for (int64_t q = 0; q <= v.npairs; q++)
-		if (v.o(q) == v.total)
-			res.out_off[q] = (int64_t) res.out.size();
+	{
+		const int64_t start = v.o(q);
+
+		res.out_off[q] = batch_setop_first_place(start, v.total,
+												 start == v.total ? 0 : res.out_off[q],
+												 start == v.total ? 0 : before[start / NV],
+												 (int64_t) res.out.size(), INT64_MAX);
+	}
 	return res;
 }
 

@@ -110,6 +110,10 @@ struct batch_setop_shape
 	 * before its steps became functions of their own (56 a thread for
 	 * 4-byte keys, 64 for 8-byte): left alone, ptxas now takes 64 and 72 */
 	static constexpr int MIN_BLOCKS = sizeof(T) == 4 ? 9 : 8;
+	/* of the pipelined kernel (sm_90): stages, and blocks an SM the
+	 * registers must allow (shared memory allows as many) */
+	static constexpr int STAGES = 3;
+	static constexpr int BLOCKS = sizeof(T) == 4 ? 4 : 3;
 };
 
 }								/* namespace mp */

@@ -7,8 +7,8 @@
  *
  *	bench_batch [--reps 7] [--sizes 100000,1000000]
  *	(--sizes: only the shapes and sorts of that many pairs)
- *	SORT_SHAPES=1 or TILE_SHAPES=1 bench_batch: the sweeps that chose the
- *	shapes (below)
+ *	SORT_SHAPES=1, TILE_SHAPES=1 or PIPE_SHAPES=1 bench_batch: the sweeps
+ *	that chose the shapes (below)
  *
  * Each shape is P pairs of NA + NB sorted keys drawn from [0, NA + NB)
  * (so that the pairs share many keys), on the device before timing.  The
@@ -517,9 +517,42 @@ sweep_tile(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
 	printf("\n");
 }
 
+/*
+ * PIPE_SHAPES=1: the set operations' pipelined kernel swept over its
+ * elements a thread, stages and blocks an SM (the registers' bound; 0: the
+ * kernel of one tile a block), each result compared with the default
+ * shape's.
+ */
+template <typename T, int VT, int STAGES, int BLOCKS>
+static void
+sweep_pipe(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
+		   const int64_t *boff, T *out, const T *ref_isect, const T *ref_union)
+{
+	printf("  %-8s VT %2d, %d stages, %d blocks:", type_name<T>::get(), VT, STAGES, BLOCKS);
+#define MP_SWEEP_PIPE(OP, NAME, REF) \
+	do { \
+		const float ms = median_ms([&] { \
+			CK((mp::batch_setop_on_device<T, OP, 128, VT, STAGES, BLOCKS>( \
+				a, aoff, b, boff, t.pairs, t.n, out, t.n, t.out_off, t.length, t.parts, t.chain, \
+				(int *) nullptr, 0))); \
+		}); \
+		int64_t		len = 0; \
+		CK(cudaMemcpy(&len, t.length, sizeof(len), cudaMemcpyDeviceToHost)); \
+		const bool	same = same_bits(out, REF, len) && \
+			thrust::equal(thrust::device, t.out_off, t.out_off + t.pairs + 1, \
+						  (REF) == ref_isect ? t.ref_off : t.ref_off + t.pairs + 1); \
+		printf(" | %s %7.3f ms, %5.1f%% of copy%s", NAME, ms, \
+			   100.0 * (t.n + len) * sizeof(T) / ms / t.copy_rate, same ? "" : " (DIFFERS)"); \
+	} while (0)
+	MP_SWEEP_PIPE(MP_INTERSECT, "intersect", ref_isect);
+	MP_SWEEP_PIPE(MP_UNION, "union", ref_union);
+#undef MP_SWEEP_PIPE
+	printf("\n");
+}
+
 template <typename T>
 static void
-sweep_tiles(const shape &s)
+sweep_tiles(const shape &s, bool pipe)
 {
 	const int64_t pairs = s.pairs,
 				na = pairs * s.na,
@@ -538,7 +571,7 @@ sweep_tiles(const shape &s)
 
 	CK(cudaMalloc(&out, n * sizeof(T)));
 	CK(cudaMalloc(&refs, 3 * n * sizeof(T)));
-	CK(cudaMalloc(&t.parts, mp::batch_merge_parts<T, 128 * 7>(n) * sizeof(int64_t)));
+	CK(cudaMalloc(&t.parts, mp::batch_setop_parts<T, 128 * 7>(n) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.out_off, (pairs + 1) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.ref_off, 2 * (pairs + 1) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.length, sizeof(int64_t)));
@@ -559,15 +592,35 @@ sweep_tiles(const shape &s)
 	printf("%s, %" PRId64 " pairs of %" PRId64 " + %" PRId64 " (default VT %d / %d):\n",
 		   type_name<T>::get(), pairs, s.na, s.nb, mp::batch_shape<T>::VT,
 		   mp::batch_setop_shape<T>::VT);
-	sweep_tile<T, 7>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-	sweep_tile<T, 11>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-	sweep_tile<T, 15>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-	sweep_tile<T, 19>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-	sweep_tile<T, 23>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-	if constexpr (sizeof(T) == 4)
+	if (pipe && sizeof(T) == 4)
 	{
-		sweep_tile<T, 27>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
-		sweep_tile<T, 31>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_pipe<T, 23, 3, 0>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 23, 3, 4>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 23, 2, 6>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 15, 3, 6>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 15, 2, 8>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 11, 3, 8>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+	}
+	else if (pipe)
+	{
+		sweep_pipe<T, 15, 3, 0>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 15, 3, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 15, 2, 5>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 11, 3, 5>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 11, 2, 6>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+	}
+	else
+	{
+		sweep_tile<T, 7>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_tile<T, 11>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_tile<T, 15>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_tile<T, 19>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		sweep_tile<T, 23>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		if constexpr (sizeof(T) == 4)
+		{
+			sweep_tile<T, 27>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+			sweep_tile<T, 31>(t, a, aoff, b, boff, out, refs, refs + n, refs + 2 * n);
+		}
 	}
 	CK(cudaFree(a));
 	CK(cudaFree(b));
@@ -600,12 +653,12 @@ main(int argc, char **argv)
 		sweep_shapes<int64_t>(100000, 1000);
 		return 0;
 	}
-	if (getenv("TILE_SHAPES"))
+	if (getenv("TILE_SHAPES") || getenv("PIPE_SHAPES"))
 	{
 		for (int k = 0; k < 2; k++)
 		{
-			sweep_tiles<int32_t>(shapes[k]);
-			sweep_tiles<int64_t>(shapes[k]);
+			sweep_tiles<int32_t>(shapes[k], getenv("PIPE_SHAPES") != nullptr);
+			sweep_tiles<int64_t>(shapes[k], getenv("PIPE_SHAPES") != nullptr);
 		}
 		return 0;
 	}

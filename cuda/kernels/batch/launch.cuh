@@ -65,7 +65,7 @@ template <typename T, int NV = batch_setop_shape<T>::NV>
 inline int64_t
 batch_setop_parts(int64_t total)
 {
-	return 2 * ((total + NV - 1) / NV + 1);
+	return BATCH_SETOP_PART * ((total + NV - 1) / NV + 1);
 }
 
 template <typename T, int NV = batch_setop_shape<T>::NV>
@@ -84,7 +84,8 @@ batch_setop_chain_words(int64_t total)
  * words.  Tiles of NT threads of VT (batch_setop_shape).
  */
 template <typename T, mp_setop OP, int NT = batch_setop_shape<T>::NT,
-		  int VT = batch_setop_shape<T>::VT>
+		  int VT = batch_setop_shape<T>::VT, int STAGES = batch_setop_shape<T>::STAGES,
+		  int BLOCKS = batch_setop_shape<T>::BLOCKS>
 inline cudaError_t
 batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
 					  int64_t npairs, int64_t total, T *out, int64_t capacity,
@@ -92,29 +93,58 @@ batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 					  unsigned long long *chain, int *unsorted, cudaStream_t stream)
 {
 	const int64_t tiles = (total + NT * VT - 1) / (NT * VT);
+	const setop_chain ch = {chain};
 	cudaError_t err;
 
 	if (total > INT32_MAX)
 		return cudaErrorInvalidValue;
+	/* the places of pairs in tiles that unsorted input leaves empty */
+	if ((err = cudaMemsetAsync(out_off, 0, (npairs + 1) * sizeof(int64_t), stream)))
+		return err;
 	if (tiles > 0)
 	{
-		const setop_chain ch = {chain};
 		int		   *next_tile = (int *) (chain + tiles * setop_chain::STRIDE);
+		static int	resident = -1;
 
 		batch_setop_partition<T, NT, VT><<<(unsigned) ((tiles + 1 + 127) / 128), 128, 0,
 			stream>>>(a, a_off, b, b_off, npairs, parts, tiles + 1, ch, next_tile);
 		if ((err = cudaGetLastError()))
 			return err;
-		batch_setop_tile<T, NT, VT, OP><<<(unsigned) tiles, NT, 0, stream>>>(
-			a, a_off, b, b_off, npairs, parts, out, capacity, out_off, ch, next_tile, length,
-			unsorted);
-		if ((err = cudaGetLastError()))
-			return err;
+
+		/*
+		 * The pipelined kernel where it was built for sm_90 or later, with
+		 * as many blocks as fit at once (pipelined_resident); else (and
+		 * with BLOCKS 0) a block a tile.
+		 */
+		if constexpr (BLOCKS > 0)
+		{
+			constexpr size_t smem = setop_pipelined_smem<T, NT, VT, STAGES>();
+			auto		pipelined = batch_setop_pipelined<T, NT, VT, STAGES, BLOCKS, OP>;
+
+			if (resident < 0 && (err = pipelined_resident(pipelined, NT + 32, smem, &resident)) !=
+				cudaSuccess)
+				return err;
+			if (resident > 0 &&
+				(err = launch_after_partition(pipelined, tiles < resident ? tiles : resident,
+											  NT + 32, smem, stream, a, a_off, b, b_off, npairs,
+											  (const int64_t *) parts, out, capacity, out_off, ch,
+											  (int) tiles, length, unsorted)) != cudaSuccess)
+				return err;
+		}
+		if (BLOCKS == 0 || resident <= 0)
+		{
+			batch_setop_tile<T, NT, VT, OP><<<(unsigned) tiles, NT, 0, stream>>>(
+				a, a_off, b, b_off, npairs, parts, out, capacity, out_off, ch, next_tile, length,
+				unsorted);
+			if ((err = cudaGetLastError()))
+				return err;
+		}
 	}
 	else if ((err = cudaMemsetAsync(length, 0, sizeof(int64_t), stream)))
 		return err;
-	batch_setop_tail<<<(unsigned) ((npairs + 256) / 256), 256, 0, stream>>>(a_off, b_off, npairs,
-																			  length, out_off);
+	batch_setop_tail<<<(unsigned) ((npairs + 256) / 256 < 4096 ? (npairs + 256) / 256 : 4096),
+		256, 0, stream>>>(a_off, b_off, npairs, (int64_t) NT * VT, ch, length, capacity,
+						  out_off);
 	return cudaGetLastError();
 }
 

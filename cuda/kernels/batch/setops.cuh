@@ -10,7 +10,8 @@
  * pair's start is a split of the balanced order that no copy straddles; the
  * partition finds each tile boundary's pair (a binary search of the pairs'
  * starts), then its Merge Path split in the pair, balanced (with a star
- * when B's next element is the partner of A's last copy in front).
+ * when B's next element is the partner of A's last copy in front), and the
+ * pair of the place before the boundary (the tile before's last).
  *
  * In the tile, each thread finds its pair and start as the partition did,
  * over the windows in shared memory (the pair's part of them: a pair that
@@ -20,9 +21,17 @@
  * dropping each as the single set operation's steps do.  A block scan of
  * the kept counts, chained to the tiles before, places every result in
  * the dense output.  Each pair's first output place is written by the
- * thread whose places hold the pair's start: the results its steps kept
- * in front of it, after its own first.  Pairs that start at the very end
- * get the output's length (batch_setop_tail).
+ * thread whose places hold the pair's start, counted from the tile's
+ * first result (the results its steps kept in front of it, after its own
+ * first); a pass over the pairs after the tiles (batch_setop_tail) adds
+ * the results of the tiles before, which the chain then holds, and gives
+ * pairs that start at the very end the output's length.
+ *
+ * On sm_90 the tiles run pipelined, as the single set operation's do
+ * (batch_setop_pipelined): resident blocks whose feeding warp copies each
+ * tile's windows in bulk and puts its pairs' starts beside them, stages
+ * ahead, then looks back and writes the results out, so that the
+ * computing threads wait on neither.
  *
  * The check for unsorted input rides on the steps: each element taken is
  * compared with the one before it on its side unless it starts its pair,
@@ -70,9 +79,29 @@ batch_setop_split(const T *a, const int64_t *a_off, const T *b, const int64_t *b
 }
 
 /*
- * Tile boundaries: parts[2t] = the split at t * NV (the last at the end of
- * the places), parts[2t + 1] = its pair (batch_setop_split).  The same
- * threads clear the tiles' chain words and the tiles' counter.
+ * Boundary d of the places, as the tiles read it (BATCH_SETOP_PART words
+ * at w): the split and the pair there (batch_setop_split), and the pair
+ * that holds place d - 1 (0 for d = 0): the pair of d itself, unless that
+ * pair starts at d, when it is the last pair that starts before d.
+ */
+#define BATCH_SETOP_PART 3
+
+template <typename T>
+MP_HOST_DEVICE void
+batch_setop_boundary(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
+					 int64_t npairs, int64_t d, int64_t *w)
+{
+	const merged_start o = {a_off, b_off};
+
+	batch_setop_split<T>(a, a_off, b, b_off, npairs, d, &w[0], &w[1]);
+	w[2] = d == 0 || o(w[1]) < d ? w[1] : pair_of(o, d - 1, 0, w[1] - 1);
+}
+
+/*
+ * Tile boundaries: parts[BATCH_SETOP_PART * t ..] for the place t * NV
+ * (the last at the end of the places), as batch_setop_boundary gives
+ * them.  The same threads clear the tiles' chain words and the tiles'
+ * counter.
  */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
@@ -84,17 +113,18 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	constexpr int64_t NV = (int64_t) NT * VT;
 	const int64_t t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
+	grid_dependents_launch();
 	if (t >= nparts)
 		return;
 	if (t < nparts - 1)
 		chain.clear(t);
-	if (t == 0)
+	if (t == 0 && next_tile != nullptr)
 		*next_tile = 0;
 
 	const int64_t total = a_off[npairs] + b_off[npairs];
 
-	batch_setop_split<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
-						 &parts[2 * t], &parts[2 * t + 1]);
+	batch_setop_boundary<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
+							&parts[BATCH_SETOP_PART * t]);
 }
 
 /*
@@ -350,14 +380,113 @@ batch_setop_first_places(const batch_steps_out<T, VT> &o, int tid, int count, in
 }
 
 /*
- * One tile a block: windows, a thread's start and steps
- * (batch_setop_thread), the block's scan, the chain, the results out and
- * the pairs' first places (batch_setop_first_places).  length: the
- * output's length, from the last tile.  A block takes the next tile from
- * a counter, so that every tile it looks back at belongs to a block that
- * has started: the chain never waits on a block that is not running.  The
- * windows come in as the single merge's do, and where the tile's pairs
- * fit (BATCH_TILE_PAIRS) their starts in the windows go to shared memory
+ * Tile tile's span (batch_span_of), from the partition's words at its two
+ * boundaries: the splits, the pair of its first place and the pair of its
+ * last (the pair of place d1 - 1, from the boundary at d1).
+ */
+MP_HOST_DEVICE batch_span
+batch_setop_span(const int64_t *parts, int64_t tile, int64_t nv, int64_t na_all,
+				 int64_t nb_all)
+{
+	const int64_t *my = parts + BATCH_SETOP_PART * tile;
+	const int64_t d0 = tile * nv;
+	const int64_t d1 = d0 + nv < na_all + nb_all ? d0 + nv : na_all + nb_all;
+
+	return batch_span_of(my[0], my[BATCH_SETOP_PART], d0, d1, my[1], my[BATCH_SETOP_PART + 2],
+						 na_all, nb_all);
+}
+
+/*
+ * The tile's pairs' first places go out counted from the tile's first
+ * result (batch_setop_first_places); batch_setop_tail adds the results of
+ * the tiles before, once the chain holds them all.
+ */
+struct batch_put_in_tile
+{
+	int64_t    *out_off;
+
+	MP_HOST_DEVICE void operator()(int64_t pq, int64_t at) const { out_off[pq] = at; }
+};
+
+/*
+ * Pair q's first output place, from what its tile put (at, counted from
+ * the tile's first result) and the results of the tiles before (before):
+ * a pair that starts at the end of the places starts at the output's
+ * length; no place goes past the output's capacity.
+ */
+MP_HOST_DEVICE int64_t
+batch_setop_first_place(int64_t start, int64_t total, int64_t at, int64_t before,
+						int64_t length, int64_t capacity)
+{
+	const int64_t place = start == total ? length : before + at;
+
+	return place < capacity ? place : capacity;
+}
+
+/*
+ * The steps of one tile in shared memory by its NT computing threads:
+ * windows wa and wb of span sp with the pairs' starts in sbounds (where
+ * they fit), each thread's start and steps (batch_setop_thread), the
+ * block's scan (named barrier ID, 0 for the whole block), the count on the
+ * chain, the check, the kept results compacted into res (which may be the
+ * windows: the scan's barrier comes after every thread's steps) and the
+ * pairs' first places, counted from the tile's first result.  Returns the
+ * tile's count of results.
+ */
+template <typename T, int NT, int VT, int ID, mp_setop OP>
+__device__ __forceinline__ int
+batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp, const int2 *sbounds,
+					   int tile, int64_t d0, const int64_t *__restrict__ a_off,
+					   const int64_t *__restrict__ b_off, int64_t npairs, int (*starts)[2],
+					   int *sums, setop_chain chain, T *res, int64_t *__restrict__ out_off,
+					   int *__restrict__ unsorted)
+{
+	const int	tid = threadIdx.x;
+	const window_bounds bd = {sbounds, sp.npt < BATCH_TILE_PAIRS,
+							  {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount, sp.bcount + 1}};
+	const int	count = sp.acount + sp.bcount;
+	batch_steps_out<T, VT> st;
+	int			tile_count;
+
+	batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, bd, sp.npt, tid,
+								  starts[tid], st);
+	if (tid == 0)
+	{
+		starts[NT][0] = sp.acount;
+		starts[NT][1] = sp.bcount;
+	}
+
+	const int	rank = setop_scan<NT, ID>(popc(st.kept), &tile_count, sums);
+
+	if (tid == 0)
+		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
+					  tile_count);
+	if ((sp.broken || st.bad ||
+		 (tid * VT < count && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
+		unsorted != nullptr)
+		*unsorted = 1;
+	{
+		int			at = rank;
+
+#pragma unroll
+		for (int v = 0; v < VT; v++)
+			if (st.kept & ((decltype(st.kept)) 1 << v))
+				res[at++] = st.r[v];
+	}
+	batch_setop_first_places<T, VT>(st, tid, count, d0, sp.p0, sp.npt, npairs,
+									merged_start{a_off, b_off}, bd, rank,
+									batch_put_in_tile{out_off});
+	return tile_count;
+}
+
+/*
+ * One tile a block (where there are no bulk copies): windows, steps
+ * (batch_setop_tile_steps), then warp 0 looks back and the block writes
+ * the results out.  A block takes the next tile from a counter, so that
+ * every tile it looks back at belongs to a block that has started: the
+ * chain never waits on a block that is not running.  The windows come in
+ * as the single merge's do, and where the tile's pairs fit
+ * (BATCH_TILE_PAIRS) their starts in the windows go to shared memory
  * beside them; from there on, indices are the windows', in 32 bits.
  */
 template <typename T, int NT, int VT, mp_setop OP>
@@ -376,7 +505,6 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	__shared__ int2 sbounds[BATCH_TILE_PAIRS + 1];
 	__shared__ int starts[NT + 1][2];
 	__shared__ int sums[NT / 32];
-	__shared__ int64_t p_last;
 	__shared__ int64_t tile_start_shared;
 	__shared__ int tile_shared;
 	__shared__ uint64_t bar;
@@ -385,69 +513,34 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 		tile_shared = atomicAdd(next_tile, 1);
 	__syncthreads();
 
-	const merged_start o = {a_off, b_off};
 	const int64_t na_all = a_off[npairs],
 				nb_all = b_off[npairs];
-	const int64_t total = na_all + nb_all;
 	const int	tile = tile_shared;
 	const int64_t d0 = (int64_t) tile * NV;
-	const int64_t d1 = d0 + NV < total ? d0 + NV : total;
 	const int	tid = threadIdx.x;
-	const int64_t *my = parts + 2 * (int64_t) tile;
-
-	if (tid == 0)
-		/* the pair of d1 - 1: from d0's pair up to d1's */
-		p_last = pair_of(o, d1 - 1, my[1], my[3]);
-	__syncthreads();
-
-	const batch_span sp = batch_span_of(my[0], my[2], d0, d1, my[1], p_last, na_all, nb_all);
+	const batch_span sp = batch_setop_span(parts, tile, NV, na_all, nb_all);
 
 	/*
 	 * The pairs' parts in the windows: b's may reach the element after its
 	 * window, which may be the partner of a's last copy in it.
 	 */
-	const window_bounds bd = {sbounds, sp.npt < BATCH_TILE_PAIRS,
-							  {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount, sp.bcount + 1}};
+	if (sp.npt < BATCH_TILE_PAIRS)
+	{
+		const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
+										sp.bcount + 1};
 
-	if (bd.shared)
 		for (int q = tid; q <= sp.npt; q += NT)
-			sbounds[q] = bd.g(q);
+			sbounds[q] = g(q);
+	}
 
 	const tile_windows<T, NV> w = load_tile_windows<T, NT, NV>(s, &bar, a, na_all, sp.a0,
 															   sp.acount, b, nb_all, sp.b0,
 															   sp.bcount);
-	batch_steps_out<T, VT> st;
+	const int	tile_count = batch_setop_tile_steps<T, NT, VT, 0, OP>(w.a, w.b, sp, sbounds,
+																	  tile, d0, a_off, b_off,
+																	  npairs, starts, sums, chain,
+																	  s, out_off, unsorted);
 
-	batch_setop_thread<T, VT, OP>(w.a, w.b, sp.acount, sp.bcount, sp.star0, bd, sp.npt, tid,
-								  starts[tid], st);
-	if (tid == 0)
-	{
-		starts[NT][0] = sp.acount;
-		starts[NT][1] = sp.bcount;
-	}
-
-	int			tile_count;
-	const int	nkept = popc(st.kept);
-	const int	rank = setop_scan<NT, 0>(nkept, &tile_count, sums);
-	const int	count = sp.acount + sp.bcount;
-	const bool	mine = tid * VT < count;
-
-	if (tid == 0)
-		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
-					  tile_count);
-	if ((sp.broken || st.bad ||
-		 (mine && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
-		unsorted != nullptr)
-		*unsorted = 1;
-	/* past the scan's barrier every thread is done with the windows */
-	{
-		int			at = rank;
-
-#pragma unroll
-		for (int v = 0; v < VT; v++)
-			if (st.kept & ((decltype(st.kept)) 1 << v))
-				s[at++] = st.r[v];
-	}
 	if (tid < 32)
 	{
 		const int	before = tile == 0 ? 0 : chain.prefix(tile);
@@ -466,29 +559,222 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	for (int x = tid; x < tile_count; x += NT)
 		if (tile_start + x < capacity)
 			out[tile_start + x] = s[x];
-	batch_setop_first_places<T, VT>(st, tid, count, d0, sp.p0, sp.npt, npairs, o, bd, rank,
-									[&](int64_t pq, int64_t at) {
-										const int64_t place = tile_start + at;
-
-										out_off[pq] = place < capacity ? place : capacity;
-									});
 	if (tile == (int) gridDim.x - 1 && tid == 0)
 		*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
 }
 
-/* Pairs that start at the end of the places (empty ones there, and the
- * end itself): their outputs start at the output's length. */
+/*
+ * The pipelined form, on sm_90, as setop_pipelined (setops/tile.cuh) runs
+ * the single set operation: resident blocks of NT computing threads and a
+ * warp that feeds them, a block's j-th tile tile j * gridDim.x +
+ * blockIdx.x.  The feeding warp puts each tile's span and its pairs'
+ * starts in a stage and copies its windows there in bulk, ahead of the
+ * others; once they have compacted the oldest tile's results in its stage
+ * (batch_setop_tile_steps), it looks back at the tiles before, writes the
+ * results out and refills the stage.
+ */
+struct batch_setop_stage
+{
+	batch_span	sp;
+	int			tile;			/* -1: no more */
+	int			a_at,			/* the windows in the stage's buffer */
+				b_at;
+	int			tile_count;		/* from the computing threads */
+};
+
+template <typename T, int NT, int VT, int STAGES, int BLOCKS, mp_setop OP>
+__global__ void __launch_bounds__(NT + 32, BLOCKS)
+batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off,
+					  const T *__restrict__ b, const int64_t *__restrict__ b_off, int64_t npairs,
+					  const int64_t *__restrict__ parts, T *__restrict__ out, int64_t capacity,
+					  int64_t *__restrict__ out_off, setop_chain chain, int tiles,
+					  int64_t *__restrict__ length, int *__restrict__ unsorted)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr int NV = NT * VT;
+	constexpr int BUF = setop_stage_elems<T, NT, VT>();
+	typedef tile_windows<T, NV> windows;
+
+	extern __shared__ __align__(16) unsigned char dynamic_shared[];
+	T		   *const s = (T *) dynamic_shared;
+	__shared__ int2 sbounds[STAGES][BATCH_TILE_PAIRS + 1];
+	__shared__ int starts[STAGES][NT + 1][2];
+	__shared__ int sums[STAGES][NT / 32];
+	__shared__ batch_setop_stage stage[STAGES];
+	__shared__ uint64_t full[STAGES],
+				done[STAGES];
+
+	const int	tid = threadIdx.x;
+	const int	lane = tid % 32;
+
+	if (tid == 0)
+	{
+		for (int i = 0; i < STAGES; i++)
+		{
+			cuda::ptx::mbarrier_init(&full[i], 32);
+			cuda::ptx::mbarrier_init(&done[i], NT);
+		}
+		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+	}
+	__syncthreads();
+	grid_dependency_wait();
+
+	const int64_t na_all = a_off[npairs],
+				nb_all = b_off[npairs];
+
+	if (tid >= NT)
+	{
+		/*
+		 * The feeding warp.  tile_of: the block's j-th tile, or -1 past the
+		 * last.  fill: tile's span, its pairs' starts and its windows into
+		 * stage k (with tile -1, the stage says there are no more).
+		 */
+		auto		tile_of = [&](int j) -> int {
+			const int64_t t = (int64_t) j * gridDim.x + blockIdx.x;
+
+			return t < tiles ? (int) t : -1;
+		};
+		auto		fill = [&](int k, int tile) {
+			if (tile < 0)
+			{
+				if (lane == 0)
+					stage[k].tile = -1;
+				cuda::ptx::mbarrier_arrive(&full[k]);
+				return;
+			}
+
+			const batch_span sp = batch_setop_span(parts, tile, NV, na_all, nb_all);
+			T		   *const buf = s + k * BUF;
+			const int	a_at = windows::place(windows::E, a, sp.a0);
+			const int	b_at = windows::place(a_at + sp.acount + 2 * windows::E, b, sp.b0);
+			uint32_t	bytes = 0;
+
+			if (sp.npt < BATCH_TILE_PAIRS)
+			{
+				const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
+												sp.bcount + 1};
+
+				for (int q = lane; q <= sp.npt; q += 32)
+					sbounds[k][q] = g(q);
+			}
+			if (sp.broken && lane == 0 && unsorted != nullptr)
+				*unsorted = 1;
+			__syncwarp();
+			if (lane == 0)
+			{
+				stage[k].sp = sp;
+				stage[k].tile = tile;
+				stage[k].a_at = a_at;
+				stage[k].b_at = b_at;
+				cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+			}
+
+			/* both windows' loads under way before either is put */
+			const window_edge<T> ea = start_window_whole<T, NV>(a, na_all, sp.a0, sp.acount,
+																buf + a_at, lane == 0, lane,
+																&full[k], &bytes);
+			const window_edge<T> eb = start_window_whole<T, NV>(b, nb_all, sp.b0, sp.bcount,
+																buf + b_at, lane == 0, lane - 16,
+																&full[k], &bytes);
+
+			ea.put(buf + a_at);
+			eb.put(buf + b_at);
+			/* every lane arrives after its stores, the one that started
+			 * the bulk copies with their size */
+			if (lane == 0)
+				cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+													 cuda::ptx::space_shared, &full[k], bytes);
+			else
+				cuda::ptx::mbarrier_arrive(&full[k]);
+		};
+
+#pragma unroll
+		for (int j = 0; j < STAGES; j++)
+			fill(j, tile_of(j));
+		for (int j = 0, k = 0, phase = 0;; j++)
+		{
+			const int	tile = tile_of(j);
+
+			if (tile < 0)
+				break;
+			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
+				;
+
+			const int	before = tile == 0 ? 0 : chain.prefix(tile);
+			const int	tile_count = stage[k].tile_count;
+
+			if (lane == 0 && tile > 0)
+				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
+			setop_write_out<T>(s + k * BUF, tile_count, out, before, capacity, lane);
+			if (tile == tiles - 1 && lane == 0)
+				*length = before + tile_count < capacity ? before + tile_count : capacity;
+			__syncwarp();
+			fill(k, tile_of(j + STAGES));
+			if (++k == STAGES)
+			{
+				k = 0;
+				phase ^= 1;
+			}
+		}
+	}
+	else
+	{
+		for (int k = 0, phase = 0;;)
+		{
+			while (!cuda::ptx::mbarrier_try_wait_parity(&full[k], phase))
+				;
+
+			const int	tile = stage[k].tile;
+
+			if (tile < 0)
+				break;
+
+			T		   *const buf = s + k * BUF;
+			const batch_span sp = stage[k].sp;
+			const int	tile_count =
+				batch_setop_tile_steps<T, NT, VT, 1, OP>(buf + stage[k].a_at, buf + stage[k].b_at,
+														 sp, sbounds[k], tile,
+														 (int64_t) tile * NV, a_off, b_off,
+														 npairs, starts[k], sums[k], chain, buf,
+														 out_off, unsorted);
+
+			if (tid == 0)
+				stage[k].tile_count = tile_count;
+			cuda::ptx::mbarrier_arrive(&done[k]);
+			if (++k == STAGES)
+			{
+				k = 0;
+				phase ^= 1;
+			}
+		}
+	}
+#endif
+}
+
+/*
+ * Every pair's first output place (batch_setop_first_place): the tiles put
+ * them counted from their first result, and the chain now holds every
+ * tile's inclusive count.  Pairs that start at the end of the places (empty
+ * ones there, and the end itself) start at the output's length.
+ */
 static __global__ void
 batch_setop_tail(const int64_t *__restrict__ a_off, const int64_t *__restrict__ b_off,
-				 int64_t npairs, const int64_t *__restrict__ length,
-				 int64_t *__restrict__ out_off)
+				 int64_t npairs, int64_t nv, setop_chain chain, const int64_t *__restrict__ length,
+				 int64_t capacity, int64_t *__restrict__ out_off)
 {
 	const int64_t total = a_off[npairs] + b_off[npairs];
 
 	for (int64_t q = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; q <= npairs;
 		 q += (int64_t) gridDim.x * blockDim.x)
-		if (a_off[q] + b_off[q] == total)
-			out_off[q] = *length;
+	{
+		const int64_t start = a_off[q] + b_off[q];
+		const int64_t tile = start / nv;
+		const int64_t before = start == total || tile == 0 ? 0 :
+			(int64_t) (unsigned) chain.peek((int) tile - 1);
+
+		out_off[q] = batch_setop_first_place(start, total, start == total ? 0 : out_off[q], before,
+											 *length, capacity);
+	}
 }
 
 }								/* namespace mp */

@@ -83,6 +83,41 @@ launch_after_partition(void (*kernel)(Params...), int64_t grid, int block, size_
 	return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
+/*
+ * How many blocks of a pipelined kernel (threads a block, smem bytes of
+ * dynamic shared memory, which it is allowed here) fit on the current
+ * device at once, into *resident: 0 where the kernel was not built for
+ * sm_90 or later (it then runs from older PTX, which leaves it empty).
+ * On an error *resident is left as it was.
+ */
+template <typename... Params>
+inline cudaError_t
+pipelined_resident(void (*kernel)(Params...), int threads, size_t smem, int *resident)
+{
+	cudaFuncAttributes fa;
+	int			per_sm = 0,
+				sms = 0,
+				dev = 0;
+	cudaError_t err;
+
+	if ((err = cudaFuncGetAttributes(&fa, kernel)) != cudaSuccess)
+		return err;
+	if (fa.ptxVersion < 90)
+	{
+		*resident = 0;
+		return cudaSuccess;
+	}
+	if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+									(int) smem)) != cudaSuccess ||
+		(err = cudaGetDevice(&dev)) != cudaSuccess ||
+		(err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+		(err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+															 smem)) != cudaSuccess)
+		return err;
+	*resident = per_sm * sms;
+	return cudaSuccess;
+}
+
 }								/* namespace mp */
 
 #endif							/* MP_PRIMITIVES_LAUNCH_CUH */

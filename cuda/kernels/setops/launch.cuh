@@ -66,29 +66,9 @@ setop_on_device(const T *a, int64_t na, const T *b, int64_t nb, T *out, int64_t 
 		auto		kernel = setop_pipelined<T, NT, VT, STAGES, BLOCKS, OP>;
 		static int	resident = -1;
 
-		if (resident < 0)
-		{
-			cudaFuncAttributes fa;
-			int			per_sm = 0,
-						sms = 0,
-						dev = 0;
-
-			if ((err = cudaFuncGetAttributes(&fa, kernel)) != cudaSuccess)
-				return err;
-			if (fa.ptxVersion < 90)
-				resident = 0;
-			else if ((err = cudaFuncSetAttribute(kernel,
-												 cudaFuncAttributeMaxDynamicSharedMemorySize,
-												 (int) smem)) != cudaSuccess ||
-					 (err = cudaGetDevice(&dev)) != cudaSuccess ||
-					 (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-												   dev)) != cudaSuccess ||
-					 (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, NT + 32,
-																		  smem)) != cudaSuccess)
-				return err;
-			else
-				resident = per_sm * sms;
-		}
+		if (resident < 0 && (err = pipelined_resident(kernel, NT + 32, smem, &resident)) !=
+			cudaSuccess)
+			return err;
 		if (resident > 0)
 			return launch_after_partition(kernel, tiles < resident ? tiles : resident, NT + 32,
 										  smem, stream, a, na, b, nb, (const int64_t *) parts, out,
