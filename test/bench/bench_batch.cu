@@ -482,6 +482,32 @@ struct tile_sweep
 	unsigned long long *chain;
 };
 
+/*
+ * One set operation of the sweeps at a shape, timed, its results and
+ * pairs' offsets compared with the default shape's (ref, ref_off).
+ */
+template <typename T, mp_setop OP, int VT, int STAGES = mp::batch_setop_shape<T>::STAGES,
+		  int BLOCKS = mp::batch_setop_shape<T>::BLOCKS>
+static void
+sweep_setop(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
+			const int64_t *boff, T *out, const T *ref, const int64_t *ref_off, const char *name)
+{
+	const float ms = median_ms([&] {
+		CK((mp::batch_setop_on_device<T, OP, 128, VT, STAGES, BLOCKS>(
+			a, aoff, b, boff, t.pairs, t.n, out, t.n, t.out_off, t.length, t.parts, t.chain,
+			(int *) nullptr, 0)));
+	});
+	int64_t		len = 0;
+
+	CK(cudaMemcpy(&len, t.length, sizeof(len), cudaMemcpyDeviceToHost));
+
+	const bool	same = same_bits(out, ref, len) &&
+		thrust::equal(thrust::device, t.out_off, t.out_off + t.pairs + 1, ref_off);
+
+	printf(" | %s %7.3f ms, %5.1f%% of copy%s", name, ms,
+		   100.0 * (t.n + len) * sizeof(T) / ms / t.copy_rate, same ? "" : " (DIFFERS)");
+}
+
 template <typename T, int VT>
 static void
 sweep_tile(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
@@ -496,24 +522,9 @@ sweep_tile(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
 
 	printf("  %-8s VT %2d: merge %7.3f ms%s", type_name<T>::get(), VT, merge_ms,
 		   merge_same ? "" : " (DIFFERS)");
-#define MP_SWEEP_SETOP(OP, NAME, REF) \
-	do { \
-		const float ms = median_ms([&] { \
-			CK((mp::batch_setop_on_device<T, OP, 128, VT>(a, aoff, b, boff, t.pairs, t.n, out, \
-														  t.n, t.out_off, t.length, t.parts, \
-														  t.chain, (int *) nullptr, 0))); \
-		}); \
-		int64_t		len = 0; \
-		CK(cudaMemcpy(&len, t.length, sizeof(len), cudaMemcpyDeviceToHost)); \
-		const bool	same = same_bits(out, REF, len) && \
-			thrust::equal(thrust::device, t.out_off, t.out_off + t.pairs + 1, \
-						  (REF) == ref_isect ? t.ref_off : t.ref_off + t.pairs + 1); \
-		printf(" | %s %7.3f ms, %5.1f%% of copy%s", NAME, ms, \
-			   100.0 * (t.n + len) * sizeof(T) / ms / t.copy_rate, same ? "" : " (DIFFERS)"); \
-	} while (0)
-	MP_SWEEP_SETOP(MP_INTERSECT, "intersect", ref_isect);
-	MP_SWEEP_SETOP(MP_UNION, "union", ref_union);
-#undef MP_SWEEP_SETOP
+	sweep_setop<T, MP_INTERSECT, VT>(t, a, aoff, b, boff, out, ref_isect, t.ref_off, "intersect");
+	sweep_setop<T, MP_UNION, VT>(t, a, aoff, b, boff, out, ref_union, t.ref_off + t.pairs + 1,
+								 "union");
 	printf("\n");
 }
 
@@ -529,24 +540,10 @@ sweep_pipe(const tile_sweep &t, const T *a, const int64_t *aoff, const T *b,
 		   const int64_t *boff, T *out, const T *ref_isect, const T *ref_union)
 {
 	printf("  %-8s VT %2d, %d stages, %d blocks:", type_name<T>::get(), VT, STAGES, BLOCKS);
-#define MP_SWEEP_PIPE(OP, NAME, REF) \
-	do { \
-		const float ms = median_ms([&] { \
-			CK((mp::batch_setop_on_device<T, OP, 128, VT, STAGES, BLOCKS>( \
-				a, aoff, b, boff, t.pairs, t.n, out, t.n, t.out_off, t.length, t.parts, t.chain, \
-				(int *) nullptr, 0))); \
-		}); \
-		int64_t		len = 0; \
-		CK(cudaMemcpy(&len, t.length, sizeof(len), cudaMemcpyDeviceToHost)); \
-		const bool	same = same_bits(out, REF, len) && \
-			thrust::equal(thrust::device, t.out_off, t.out_off + t.pairs + 1, \
-						  (REF) == ref_isect ? t.ref_off : t.ref_off + t.pairs + 1); \
-		printf(" | %s %7.3f ms, %5.1f%% of copy%s", NAME, ms, \
-			   100.0 * (t.n + len) * sizeof(T) / ms / t.copy_rate, same ? "" : " (DIFFERS)"); \
-	} while (0)
-	MP_SWEEP_PIPE(MP_INTERSECT, "intersect", ref_isect);
-	MP_SWEEP_PIPE(MP_UNION, "union", ref_union);
-#undef MP_SWEEP_PIPE
+	sweep_setop<T, MP_INTERSECT, VT, STAGES, BLOCKS>(t, a, aoff, b, boff, out, ref_isect,
+													 t.ref_off, "intersect");
+	sweep_setop<T, MP_UNION, VT, STAGES, BLOCKS>(t, a, aoff, b, boff, out, ref_union,
+												 t.ref_off + t.pairs + 1, "union");
 	printf("\n");
 }
 

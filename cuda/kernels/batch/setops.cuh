@@ -608,14 +608,7 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	const int	lane = tid % 32;
 
 	if (tid == 0)
-	{
-		for (int i = 0; i < STAGES; i++)
-		{
-			cuda::ptx::mbarrier_init(&full[i], 32);
-			cuda::ptx::mbarrier_init(&done[i], NT);
-		}
-		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-	}
+		stage_barriers_init<STAGES, NT>(full, done);
 	__syncthreads();
 	grid_dependency_wait();
 
@@ -644,10 +637,8 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 			}
 
 			const batch_span sp = batch_setop_span(parts, tile, NV, na_all, nb_all);
-			T		   *const buf = s + k * BUF;
 			const int	a_at = windows::place(windows::E, a, sp.a0);
 			const int	b_at = windows::place(a_at + sp.acount + 2 * windows::E, b, sp.b0);
-			uint32_t	bytes = 0;
 
 			if (sp.npt < BATCH_TILE_PAIRS)
 			{
@@ -668,61 +659,35 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 				stage[k].b_at = b_at;
 				cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 			}
-
-			/* both windows' loads under way before either is put */
-			const window_edge<T> ea = start_window_whole<T, NV>(a, na_all, sp.a0, sp.acount,
-																buf + a_at, lane == 0, lane,
-																&full[k], &bytes);
-			const window_edge<T> eb = start_window_whole<T, NV>(b, nb_all, sp.b0, sp.bcount,
-																buf + b_at, lane == 0, lane - 16,
-																&full[k], &bytes);
-
-			ea.put(buf + a_at);
-			eb.put(buf + b_at);
-			/* every lane arrives after its stores, the one that started
-			 * the bulk copies with their size */
-			if (lane == 0)
-				cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-													 cuda::ptx::space_shared, &full[k], bytes);
-			else
-				cuda::ptx::mbarrier_arrive(&full[k]);
+			stage_fill_windows<T, NV>(s + k * BUF, a, na_all, sp.a0, sp.acount, a_at, b, nb_all,
+									  sp.b0, sp.bcount, b_at, lane, &full[k]);
 		};
 
 #pragma unroll
 		for (int j = 0; j < STAGES; j++)
 			fill(j, tile_of(j));
-		for (int j = 0, k = 0, phase = 0;; j++)
+		stage_ring<STAGES> r;
+
+		for (int j = 0;; j++, r.next())
 		{
 			const int	tile = tile_of(j);
 
 			if (tile < 0)
 				break;
-			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
-				;
-
-			const int	before = tile == 0 ? 0 : chain.prefix(tile);
-			const int	tile_count = stage[k].tile_count;
-
-			if (lane == 0 && tile > 0)
-				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
-			setop_write_out<T>(s + k * BUF, tile_count, out, before, capacity, lane);
-			if (tile == tiles - 1 && lane == 0)
-				*length = before + tile_count < capacity ? before + tile_count : capacity;
+			r.wait(done);
+			stage_finish_tile<T>(chain, tile, tiles, &stage[r.k].tile_count, s + r.k * BUF, out,
+								 capacity, length, lane);
 			__syncwarp();
-			fill(k, tile_of(j + STAGES));
-			if (++k == STAGES)
-			{
-				k = 0;
-				phase ^= 1;
-			}
+			fill(r.k, tile_of(j + STAGES));
 		}
 	}
 	else
 	{
-		for (int k = 0, phase = 0;;)
+		for (stage_ring<STAGES> r;; r.next())
 		{
-			while (!cuda::ptx::mbarrier_try_wait_parity(&full[k], phase))
-				;
+			const int	k = r.k;
+
+			r.wait(full);
 
 			const int	tile = stage[k].tile;
 
@@ -741,11 +706,6 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 			if (tid == 0)
 				stage[k].tile_count = tile_count;
 			cuda::ptx::mbarrier_arrive(&done[k]);
-			if (++k == STAGES)
-			{
-				k = 0;
-				phase ^= 1;
-			}
 		}
 	}
 #endif

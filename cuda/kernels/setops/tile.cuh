@@ -709,6 +709,114 @@ setop_pipelined_smem()
 	return (size_t) STAGES * setop_stage_elems<T, NT, VT>() * sizeof(T);
 }
 
+/*
+ * By the feeding warp, once tile's *count results are compacted at res
+ * and its count is on the chain: the look-back, the tile's inclusive count
+ * on the chain, its results out after the tiles before's, and from the
+ * last tile the output's length.
+ */
+template <typename T>
+__device__ __forceinline__ void
+stage_finish_tile(setop_chain chain, int tile, int tiles, const int *count, const T *res,
+				  T *__restrict__ out, int64_t capacity, int64_t *__restrict__ length, int lane)
+{
+	const int	before = tile == 0 ? 0 : chain.prefix(tile);
+	const int	tile_count = *count;
+	const int64_t tile_start = before;
+
+	if (lane == 0 && tile > 0)
+		chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
+	setop_write_out<T>(res, tile_count, out, tile_start, capacity, lane);
+	if (tile == tiles - 1 && lane == 0)
+		*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
+}
+
+/*
+ * Where a thread is in a pipelined kernel's ring of STAGES stages: stage k,
+ * and the phase of its barriers, which flips at each turn of the ring.
+ */
+template <int STAGES>
+struct stage_ring
+{
+	int			k = 0,
+				phase = 0;
+
+	/* until stage k's barrier bars[k] completes its phase */
+	__device__ __forceinline__ void wait(uint64_t *bars) const
+	{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+		while (!cuda::ptx::mbarrier_try_wait_parity(&bars[k], phase))
+			;
+#else
+		(void) bars;
+#endif
+	}
+
+	__device__ __forceinline__ void next()
+	{
+		if (++k == STAGES)
+		{
+			k = 0;
+			phase ^= 1;
+		}
+	}
+};
+
+/*
+ * The stages' barriers of a pipelined kernel, by one thread before the
+ * block's barrier: full[k] for the feeding warp's 32 lanes (and the bulk
+ * copies' bytes), done[k] for the NT computing threads.
+ */
+template <int STAGES, int NT>
+__device__ __forceinline__ void
+stage_barriers_init(uint64_t *full, uint64_t *done)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	for (int i = 0; i < STAGES; i++)
+	{
+		cuda::ptx::mbarrier_init(&full[i], 32);
+		cuda::ptx::mbarrier_init(&done[i], NT);
+	}
+	cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+#endif
+}
+
+/*
+ * By the feeding warp: a tile's windows into its stage's buffer,
+ * a[a0..a0+acount) at buf + a_at and b[b0..b0+bcount) at buf + b_at, in
+ * bulk as far as they allow (start_window_whole), the rest by the lanes;
+ * every lane then arrives on full, lane 0 with the bulk copies' bytes.
+ */
+template <typename T, int NV>
+__device__ __forceinline__ void
+stage_fill_windows(T *buf, const T *__restrict__ a, int64_t na, int64_t a0, int acount, int a_at,
+				   const T *__restrict__ b, int64_t nb, int64_t b0, int bcount, int b_at, int lane,
+				   uint64_t *full)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	uint32_t	bytes = 0;
+
+	/* both windows' loads under way before either is put */
+	const window_edge<T> ea = start_window_whole<T, NV>(a, na, a0, acount, buf + a_at, lane == 0,
+														lane, full, &bytes);
+	const window_edge<T> eb = start_window_whole<T, NV>(b, nb, b0, bcount, buf + b_at, lane == 0,
+														lane - 16, full, &bytes);
+
+	ea.put(buf + a_at);
+	eb.put(buf + b_at);
+	/* every lane arrives after its stores, the one that started the bulk
+	 * copies with their size */
+	if (lane == 0)
+		cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+											 cuda::ptx::space_shared, full, bytes);
+	else
+		cuda::ptx::mbarrier_arrive(full);
+#else
+	(void) buf, (void) a, (void) na, (void) a0, (void) acount, (void) a_at, (void) b, (void) nb,
+		(void) b0, (void) bcount, (void) b_at, (void) lane, (void) full;
+#endif
+}
+
 template <typename T, int NT, int VT, int STAGES, int BLOCKS, mp_setop OP>
 __global__ void __launch_bounds__(NT + 32, BLOCKS)
 setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, int64_t nb,
@@ -733,14 +841,7 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 	const int	lane = tid % 32;
 
 	if (tid == 0)
-	{
-		for (int i = 0; i < STAGES; i++)
-		{
-			cuda::ptx::mbarrier_init(&full[i], 32);
-			cuda::ptx::mbarrier_init(&done[i], NT);
-		}
-		cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-	}
+		stage_barriers_init<STAGES, NT>(full, done);
 	__syncthreads();
 	grid_dependency_wait();
 
@@ -774,10 +875,8 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 			}
 
 			const setop_span sp = setop_span_at<NV>(p0, p1, tile, na, nb);
-			T		   *const buf = s + k * BUF;
 			const int	a_off = windows::place(windows::E, a, sp.a0);
 			const int	b_off = windows::place(a_off + sp.acount + 2 * windows::E, b, sp.b0);
-			uint32_t	bytes = 0;
 
 			if (sp.broken && lane == 0 && unsorted != nullptr)
 				*unsorted = 1;
@@ -795,24 +894,8 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 				stage[k].fast = sp.fast;
 				cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 			}
-
-			/* both windows' loads under way before either is put */
-			const window_edge<T> ea = start_window_whole<T, NV>(a, na, sp.a0, sp.acount,
-																buf + a_off, lane == 0, lane,
-																&full[k], &bytes);
-			const window_edge<T> eb = start_window_whole<T, NV>(b, nb, sp.b0, sp.bcount,
-																buf + b_off, lane == 0, lane - 16,
-																&full[k], &bytes);
-
-			ea.put(buf + a_off);
-			eb.put(buf + b_off);
-			/* every lane arrives after its stores, the one that started
-			 * the bulk copies with their size */
-			if (lane == 0)
-				cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-													 cuda::ptx::space_shared, &full[k], bytes);
-			else
-				cuda::ptx::mbarrier_arrive(&full[k]);
+			stage_fill_windows<T, NV>(s + k * BUF, a, na, sp.a0, sp.acount, a_off, b, nb, sp.b0,
+									  sp.bcount, b_off, lane, &full[k]);
 		};
 
 #pragma unroll
@@ -824,8 +907,11 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 			splits(tile_of(j), p0, p1);
 			fill(j, tile_of(j), p0, p1);
 		}
-		for (int j = 0, k = 0, phase = 0;; j++)
+		stage_ring<STAGES> r;
+
+		for (int j = 0;; j++, r.next())
 		{
+			const int	k = r.k;
 			const int	tile = tile_of(j);
 			const int	next = tile_of(j + STAGES);
 			int64_t		p0 = 0,
@@ -835,34 +921,20 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 				break;
 			/* the next tile's splits arrive while this one is finished */
 			splits(next, p0, p1);
-			while (!cuda::ptx::mbarrier_try_wait_parity(&done[k], phase))
-				;
-
-			const int	before = tile == 0 ? 0 : chain.prefix(tile);
-			const int	tile_count = stage[k].tile_count;
-			const int64_t tile_start = before;
-			const T    *const res = s + k * BUF;
-
-			if (lane == 0 && tile > 0)
-				chain.publish(tile, setop_chain::INCLUSIVE, before + tile_count);
-			setop_write_out<T>(res, tile_count, out, tile_start, capacity, lane);
-			if (tile == tiles - 1 && lane == 0)
-				*length = tile_start + tile_count < capacity ? tile_start + tile_count : capacity;
+			r.wait(done);
+			stage_finish_tile<T>(chain, tile, tiles, &stage[k].tile_count, s + k * BUF, out,
+								 capacity, length, lane);
 			__syncwarp();
 			fill(k, next, p0, p1);
-			if (++k == STAGES)
-			{
-				k = 0;
-				phase ^= 1;
-			}
 		}
 	}
 	else
 	{
-		for (int k = 0, phase = 0;;)
+		for (stage_ring<STAGES> r;; r.next())
 		{
-			while (!cuda::ptx::mbarrier_try_wait_parity(&full[k], phase))
-				;
+			const int	k = r.k;
+
+			r.wait(full);
 
 			const int	tile = stage[k].tile;
 
@@ -889,11 +961,6 @@ setop_pipelined(const T *__restrict__ a, int64_t na, const T *__restrict__ b, in
 				*unsorted = 1;
 			setop_compact(o, rank, buf);
 			cuda::ptx::mbarrier_arrive(&done[k]);
-			if (++k == STAGES)
-			{
-				k = 0;
-				phase ^= 1;
-			}
 		}
 	}
 #endif
