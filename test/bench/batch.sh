@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The per-row calls, row by row and batched (test/bench/batch.sql), against
 # the server that PG* variables reach: SHAPES is a list of rows:len, default
-# 1M rows of two int4[100] and 100K rows of two int4[1000].  The GPU is
+# 1M rows of two int4[100] and 100K rows of two int4[1000]; WORKERS is
+# max_parallel_workers_per_gather (default 0: one process).  The GPU is
 # timed where the server has one.  SWEEP=1 runs test/bench/batch_sweep.sql
 # instead (tables of 10 to 100K rows, row by row and batched, the GPU too
 # where there is one) for each of LENS (default 10 100 1000).
@@ -17,6 +18,6 @@ if [ -n "${SWEEP:-}" ]; then
 	exit 0
 fi
 for shape in ${SHAPES:-1000000:100 100000:1000}; do
-	psql -X -q -v rows="${shape%%:*}" -v len="${shape##*:}" -v gpu="$gpu" \
+	psql -X -q -v rows="${shape%%:*}" -v len="${shape##*:}" -v gpu="$gpu" -v workers="${WORKERS:-0}" \
 		-f "$(dirname "$0")/batch.sql"
 done

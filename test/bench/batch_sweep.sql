@@ -53,5 +53,5 @@ FROM unnest(ARRAY['gpu_intersect(a, b)', 'gpu_merge(a, b)']) WITH ORDINALITY AS 
      unnest(ARRAY[10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000]) AS ns(n),
      LATERAL sweep(f, n, :gpu)
 ORDER BY fo, n;
-DROP TABLE bench_pool, bench_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
+DROP TABLE bench_pool, bench_rows, bench_sort_rows, sweep_10, sweep_30, sweep_100, sweep_300, sweep_1000,
   sweep_3000, sweep_10000, sweep_30000, sweep_100000;
