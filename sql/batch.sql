@@ -150,6 +150,41 @@ SET mergepath.batch_min_rows = 0;
 SET mergepath.enable_batch = off;
 EXPLAIN (COSTS OFF) SELECT id, gpu_intersect(a, b) FROM bt;
 SET mergepath.enable_batch = on;
+-- Without a processor to spare for the thread that runs a batch's calls
+-- beside the reading (mergepath.cpu_threads = 1, or the processes of a
+-- Gather taking them all: 64 workers planned), the node stands only where
+-- the plan may count on the GPU (mergepath.device = gpu), or everywhere
+-- with mergepath.batch_min_rows = 0
+CREATE FUNCTION plan_has(q text, node text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  found bool := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    found := found OR line LIKE '%' || node || '%';
+  END LOOP;
+  RETURN found;
+END $$;
+SET mergepath.batch_min_rows = 1;
+SET mergepath.cpu_threads = 1;
+SELECT plan_has($$SELECT id, gpu_intersect(a, b) FROM bt$$, 'MergepathBatch')
+       = (current_setting('mergepath.device') = 'gpu') AS placed_for_the_gpu_alone;
+RESET mergepath.cpu_threads;
+ALTER TABLE bt SET (parallel_workers = 64);
+SET max_parallel_workers_per_gather = 64;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SELECT plan_has(q, 'Gather') AS parallel,
+       plan_has(q, 'MergepathBatch') = (current_setting('mergepath.device') = 'gpu')
+         AS placed_for_the_gpu_alone
+FROM (VALUES ($$SELECT sum(cardinality(gpu_intersect(a, b))) FROM bt$$)) v(q);
+SET mergepath.batch_min_rows = 0;
+SELECT plan_has($$SELECT sum(cardinality(gpu_intersect(a, b))) FROM bt$$, 'MergepathBatch')
+       AS placed;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+ALTER TABLE bt RESET (parallel_workers);
 
 -- rows the functions refuse: the error is the one the row's own call
 -- raises, for the first such row, with the node and without it

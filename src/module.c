@@ -164,6 +164,8 @@ _PG_init(void)
 							 &mp_enable_batch, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("mergepath.batch_min_rows",
 							"Estimated rows of a node from which MergepathBatch runs its calls.",
+							"Not where the calls would run on the CPU with no processor to spare "
+							"for running them beside the reading. "
 							"0 puts it over every node whose calls it can run.",
 							&mp_batch_min_rows, MP_BATCH_MIN_ROWS, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);

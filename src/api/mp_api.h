@@ -361,6 +361,8 @@ extern int64_t mp_cpu_sort_bytes;
 extern int	mp_cpu_threads;
 extern int	(*mp_cpu_sharers) (void);
 extern int	mp_cpu_threads_now(void);
+/* The processors this process may run on (its affinity mask), shared or not. */
+extern int	mp_cpu_processors(void);
 
 #define MP_SORT_THREAD_MIN ((int64_t) 1 << 18)
 

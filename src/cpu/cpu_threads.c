@@ -102,6 +102,12 @@ usable_processors(void)
 }
 
 int
+mp_cpu_processors(void)
+{
+	return processors();
+}
+
+int
 mp_cpu_threads_now(void)
 {
 	int			usable = usable_processors();

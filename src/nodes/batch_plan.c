@@ -31,7 +31,14 @@
  * The node is not placed where it could not stand in for the node below:
  * under a Merge Join's inner side (mark and restore), in scrollable
  * cursors (backward fetches), in plans that lock or modify rows, and over
- * expressions with subplans.
+ * expressions with subplans.  Nor where it would not pay: on the CPU
+ * backend a batch's calls run on a thread beside the reading, and run in
+ * turn with it they took 4-9% longer than the calls row by row
+ * (test/bench/NOTES.md, "Where no thread can run the calls"), so without
+ * a processor to spare for that thread (the processes of the Gather above
+ * take them all, or mergepath.cpu_threads is 1) the node goes only where
+ * the plan may count on the GPU (mergepath.device = gpu), or everywhere
+ * with mergepath.batch_min_rows = 0.
  */
 #include "postgres.h"
 
@@ -49,6 +56,27 @@
 
 bool		mp_enable_batch = true;
 int			mp_batch_min_rows = MP_BATCH_MIN_ROWS;
+
+/* The walk over the finished plan: the next plan_node_id, and how many
+ * processes run the part being walked (a Gather's participants, or 1). */
+typedef struct place_walk
+{
+	int			next_id;
+	int			processes;
+} place_walk;
+
+/*
+ * Whether a batch pays in the part of the plan being walked: its calls can
+ * go to the GPU, or there is a processor to spare for the thread that runs
+ * them on the CPU beside the reading (see the top).
+ */
+static bool
+batch_pays(const place_walk *walk)
+{
+	if (mp_batch_min_rows == 0 || mp_gpu_plannable())
+		return true;
+	return Min(mp_cpu_threads, mp_cpu_processors() / walk->processes) > 1;
+}
 
 /* An argument that cannot fail: a column, a constant or a parameter. */
 static bool
@@ -198,7 +226,7 @@ projecting_node(Plan *plan)
  * or filter is to be batched.
  */
 static Plan *
-place_batch(Plan *plan, int *next_id)
+place_batch(Plan *plan, place_walk *walk)
 {
 	List	   *keep = NIL,
 			   *move = NIL,
@@ -213,7 +241,7 @@ place_batch(Plan *plan, int *next_id)
 	CustomScan *cscan;
 	int			i;
 
-	if (!projecting_node(plan) || plan->plan_rows < mp_batch_min_rows)
+	if (!projecting_node(plan) || plan->plan_rows < mp_batch_min_rows || !batch_pays(walk))
 		return plan;
 
 	/* the filter: what comes before the first condition with a call stays */
@@ -260,7 +288,7 @@ place_batch(Plan *plan, int *next_id)
 	cscan->scan.plan.plan_width = plan->plan_width;
 	cscan->scan.plan.parallel_aware = false;
 	cscan->scan.plan.parallel_safe = plan->parallel_safe;
-	cscan->scan.plan.plan_node_id = (*next_id)++;
+	cscan->scan.plan.plan_node_id = walk->next_id++;
 	cscan->scan.plan.targetlist = (List *) calls_to_results((Node *) tlist, found.calls);
 	cscan->scan.plan.qual = (List *) calls_to_results((Node *) qual, found.calls);
 	cscan->scan.plan.lefttree = plan;
@@ -480,20 +508,36 @@ largest_id(Plan *plan)
 	return most;
 }
 
-static Plan *place_in(Plan *plan, int *next_id, bool under_merge_inner);
+static Plan *place_in(Plan *plan, place_walk *walk, bool under_merge_inner);
 
 static void
-place_in_list(List *plans, int *next_id)
+place_in_list(List *plans, place_walk *walk)
 {
 	ListCell   *lc;
 
 	foreach(lc, plans)
-		lfirst(lc) = place_in(lfirst(lc), next_id, false);
+		lfirst(lc) = place_in(lfirst(lc), walk, false);
+}
+
+/* The processes that run a Gather's (or Gather Merge's) subplan. */
+static int
+gather_processes(Plan *plan)
+{
+	if (IsA(plan, Gather))
+	{
+		Gather	   *gather = (Gather *) plan;
+
+		return gather->single_copy ? 1 :
+			gather->num_workers + (parallel_leader_participation ? 1 : 0);
+	}
+	return ((GatherMerge *) plan)->num_workers + (parallel_leader_participation ? 1 : 0);
 }
 
 static Plan *
-place_in(Plan *plan, int *next_id, bool merge_inner)
+place_in(Plan *plan, place_walk *walk, bool merge_inner)
 {
+	int			processes = walk->processes;
+
 	if (plan == NULL)
 		return NULL;
 	if (IsA(plan, Agg))
@@ -502,40 +546,45 @@ place_in(Plan *plan, int *next_id, bool merge_inner)
 	{
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
-				place_in(((SubqueryScan *) plan)->subplan, next_id, false);
+				place_in(((SubqueryScan *) plan)->subplan, walk, false);
 			break;
 		case T_Append:
-			place_in_list(((Append *) plan)->appendplans, next_id);
+			place_in_list(((Append *) plan)->appendplans, walk);
 			break;
 		case T_MergeAppend:
-			place_in_list(((MergeAppend *) plan)->mergeplans, next_id);
+			place_in_list(((MergeAppend *) plan)->mergeplans, walk);
 			break;
 		case T_CustomScan:
-			place_in_list(((CustomScan *) plan)->custom_plans, next_id);
+			place_in_list(((CustomScan *) plan)->custom_plans, walk);
+			break;
+		case T_Gather:
+		case T_GatherMerge:
+			walk->processes = Max(gather_processes(plan), 1);
 			break;
 		default:
 			break;
 	}
-	plan->lefttree = place_in(plan->lefttree, next_id, false);
-	plan->righttree = place_in(plan->righttree, next_id, IsA(plan, MergeJoin));
-	return merge_inner ? plan : place_batch(plan, next_id);
+	plan->lefttree = place_in(plan->lefttree, walk, false);
+	plan->righttree = place_in(plan->righttree, walk, IsA(plan, MergeJoin));
+	walk->processes = processes;
+	return merge_inner ? plan : place_batch(plan, walk);
 }
 
 /* The finished plan with MergepathBatch over the nodes whose calls it takes. */
 void
 mp_batch_finish_plan(PlannedStmt *stmt, int cursor_options)
 {
-	int			next_id;
+	place_walk	walk = {0, 1};
 	ListCell   *lc;
 
 	if (!mp_enable_batch || stmt->commandType != CMD_SELECT || stmt->rowMarks != NIL ||
 		(cursor_options & CURSOR_OPT_SCROLL))
 		return;
-	next_id = largest_id(stmt->planTree);
+	walk.next_id = largest_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
-		next_id = Max(next_id, largest_id(lfirst(lc)));
-	next_id++;
-	stmt->planTree = place_in(stmt->planTree, &next_id, false);
+		walk.next_id = Max(walk.next_id, largest_id(lfirst(lc)));
+	walk.next_id++;
+	stmt->planTree = place_in(stmt->planTree, &walk, false);
 	foreach(lc, stmt->subplans)
-		lfirst(lc) = place_in(lfirst(lc), &next_id, false);
+		lfirst(lc) = place_in(lfirst(lc), &walk, false);
 }
