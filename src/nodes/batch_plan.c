@@ -451,14 +451,14 @@ prune_input(Agg *agg, Plan *input)
 }
 
 static void
-move_into_input(Agg *agg)
+move_into_input(Agg *agg, const place_walk *walk)
 {
 	agg_move	move = {agg->plan.lefttree};
 	int			before;
 
 	if (move.input == NULL || !projecting_node(move.input) ||
-		move.input->plan_rows < mp_batch_min_rows || DO_AGGSPLIT_COMBINE(agg->aggsplit) ||
-		agg->groupingSets != NIL)
+		move.input->plan_rows < mp_batch_min_rows || !batch_pays(walk) ||
+		DO_AGGSPLIT_COMBINE(agg->aggsplit) || agg->groupingSets != NIL)
 		return;
 	before = list_length(move.input->targetlist);
 	agg->plan.targetlist = (List *) move_agg_calls((Node *) agg->plan.targetlist, &move);
@@ -541,7 +541,7 @@ place_in(Plan *plan, place_walk *walk, bool merge_inner)
 	if (plan == NULL)
 		return NULL;
 	if (IsA(plan, Agg))
-		move_into_input((Agg *) plan);
+		move_into_input((Agg *) plan, walk);
 	switch (nodeTag(plan))
 	{
 		case T_SubqueryScan:
