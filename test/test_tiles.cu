@@ -7,12 +7,13 @@
  *		checks the kernels' own logic.
  *
  * What runs here is the device's code itself: each boundary's split
- * (batch_merge_split; for the set operations batch_setop_boundary, with
- * the pair of the place before), a set operation tile's span
- * (batch_setop_span), each thread's start search and steps
- * (batch_merge_thread, batch_setop_thread), the set operations' pairs'
- * first places in their tiles (batch_setop_first_places) and after the
- * tiles before (batch_setop_first_place), and each filter's, search's
+ * (batch_merge_split; for the set operations batch_setop_boundary, at
+ * each tile's first slot, with the pair of the slot before), a set
+ * operation tile's span (batch_setop_span) and pairs (batch_tile_pair),
+ * each thread's pair, start search and steps (batch_merge_thread,
+ * batch_setop_thread), the set operations' pairs' first places in their
+ * tiles (the thread of the pair's first slot) and after the tiles before
+ * (batch_setop_first_place), and each filter's, search's
  * and check's thread (thread_elements, thread_kept, filter_walk,
  * search_thread, check_thread), over windows laid out as
  * load_tile_windows lays them out (the element before each window, or the
@@ -24,7 +25,8 @@
  * compute-sanitizer cover.  Here a tile's results follow the tile
  * before's, and every scan is a running sum.
  *
- * Shapes: pair sizes around a tile's places, random pairs from empty to
+ * Shapes: pair sizes around a tile's places, pairs of about whole slots
+ * (a set operation's thread's VT places), random pairs from empty to
  * three tiles, runs of empty pairs (tiles of more pairs than the shared
  * memory holds starts of), one giant pair among tiny ones, keys from a
  * small range (long runs of copies) and from a wide one, floats with
@@ -176,41 +178,45 @@ result<T>
 run_setop_tiles(const batch<T> &in)
 {
 	constexpr int NT = batch_setop_shape<T>::NT,
-				VT = batch_setop_shape<T>::VT,
-				NV = NT * VT;
+				VT = batch_setop_shape<T>::VT;
 	const view<T> v(in);
-	const int64_t tiles = (v.total + NV - 1) / NV;
+	const batch_slot slot = {v.a_off, v.b_off, VT};
+	const int64_t tiles = batch_setop_tiles(v.npairs, v.total, NT, VT);
 	std::vector<int64_t> parts(BATCH_SETOP_PART * (tiles + 1)),
 				before(tiles, 0);
 	result<T>	res;
 
 	/* batch_setop_partition */
-	for (int64_t t = 0; t <= tiles && v.total > 0; t++)
-		batch_setop_boundary<T>(v.a, v.a_off, v.b, v.b_off, v.npairs,
-								t * NV < v.total ? t * NV : v.total, &parts[BATCH_SETOP_PART * t]);
-	/* places no tile puts (as batch_setop_on_device clears them) */
-	res.out_off.assign(v.npairs + 1, 0);
+	for (int64_t t = 0; t <= tiles; t++)
+		batch_setop_boundary<T, VT>(v.a, v.a_off, v.b, v.b_off, v.npairs, t * NT,
+									&parts[BATCH_SETOP_PART * t]);
+	/* every pair's first place is put by a tile, or by the tail: a place
+	 * no one puts stays out of range */
+	res.out_off.assign(v.npairs + 1, -1);
 
 	for (int64_t tile = 0; tile < tiles; tile++)
 	{
-		const int64_t d0 = tile * NV;
-		const batch_span sp = batch_setop_span(parts.data(), tile, NV, v.na, v.nb);
-		const int	count = sp.acount + sp.bcount;
+		const batch_span sp = batch_setop_span(parts.data(), tile, v.na, v.nb);
 		std::vector<T> wa_buf = window_of(v.a, v.na, sp.a0, sp.acount),
 					wb_buf = window_of(v.b, v.nb, sp.b0, sp.bcount);
 		const T    *wa = wa_buf.data() + 1,
 				   *wb = wb_buf.data() + 1;
-		const window_bounds_global g = {v.a_off, v.b_off, sp.p0, sp.a0, sp.b0, sp.acount,
-										sp.bcount + 1};
-		std::vector<int2> sbounds = starts_beside(g, sp.npt);
-		const window_bounds bd = {sbounds.data(), sp.npt < BATCH_TILE_PAIRS, g};
+		batch_tile_pairs tp;
 		std::vector<batch_steps_out<T, VT>> st(NT);
 		std::vector<int> rank(NT + 1, 0),
 					starts(2 * (NT + 1));
 
+		if (sp.npt < 1 || sp.npt > NT)
+		{
+			fprintf(stderr, "tile %" PRId64 " holds %d pairs\n", tile, sp.npt);
+			res.unsorted = true;
+			continue;
+		}
+		for (int q = 0; q <= sp.npt; q++)
+			batch_tile_pair<VT>(v.a_off, v.b_off, sp, tile * NT, q, tp);
 		for (int tid = 0; tid < NT; tid++)
 		{
-			batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, bd, sp.npt,
+			batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, tp, sp.npt,
 										  tid, &starts[2 * tid], st[tid]);
 			rank[tid + 1] = rank[tid] + popc(st[tid].kept);
 		}
@@ -221,16 +227,14 @@ run_setop_tiles(const batch<T> &in)
 		res.unsorted |= sp.broken;
 		for (int tid = 0; tid < NT; tid++)
 		{
-			const bool	mine = tid * VT < count;
-
-			res.unsorted |= st[tid].bad || (mine && (st[tid].a_end != starts[2 * tid + 2] ||
-													 st[tid].b_end != starts[2 * tid + 3]));
+			res.unsorted |= st[tid].bad || (st[tid].mine > 0 &&
+											(st[tid].a_end != starts[2 * tid + 2] ||
+											 st[tid].b_end != starts[2 * tid + 3]));
 			for (int k = 0; k < VT; k++)
 				if (st[tid].kept >> k & 1)
 					res.out.push_back(st[tid].r[k]);
-			batch_setop_first_places<T, VT>(st[tid], tid, count, d0, sp.p0, sp.npt, v.npairs,
-											v.o, bd, rank[tid],
-											batch_put_in_tile{res.out_off.data()});
+			if (st[tid].first)
+				res.out_off[sp.p0 + st[tid].q] = rank[tid];
 		}
 	}
 	/* batch_setop_tail: the tiles before each pair's added */
@@ -240,7 +244,7 @@ run_setop_tiles(const batch<T> &in)
 
 		res.out_off[q] = batch_setop_first_place(start, v.total,
 												 start == v.total ? 0 : res.out_off[q],
-												 start == v.total ? 0 : before[start / NV],
+												 start == v.total ? 0 : before[slot(q) / NT],
 												 (int64_t) res.out.size(), INT64_MAX);
 	}
 	return res;
@@ -635,6 +639,25 @@ shapes(uint64_t seed)
 			}
 			snprintf(shape, sizeof(shape), "7 pairs of %d places, keys in [0, %" PRId64 ")",
 					 NV + edge, range);
+			check_all(in, shape);
+		}
+
+		/* pairs of places around whole slots: a thread's places end where
+		 * its pair's do, one short of it, one over */
+		{
+			constexpr int VT = batch_setop_shape<T>::VT;
+			batch<T>	in;
+
+			for (int p = 0; p < 500; p++)
+			{
+				const int64_t n = (int64_t) (rng() % 4) * VT + (int64_t) (rng() % 3) - 1,
+							m = n < 0 ? 0 : n,
+							na = (int64_t) (rng() % (uint64_t) (m + 1));
+
+				in.add(keys<T>(rng, na, range, special), keys<T>(rng, m - na, range, special));
+			}
+			snprintf(shape, sizeof(shape), "500 pairs of about whole slots, keys in [0, %" PRId64 ")",
+					 range);
 			check_all(in, shape);
 		}
 

@@ -135,9 +135,9 @@ batch_as(mp_batch_call *call, bool check_sorted, mp_poll_fn poll, mp_gpu_timing 
 	piece<int64_t> d_out_off = job.room<int64_t>(np + 1);
 	const bool	setop = kind == MP_ARRAY_SETOP;
 	piece<int64_t> d_parts = job.room<int64_t>(kind == MP_ARRAY_MERGE ? batch_merge_parts<T>(na + nb)
-											   : setop ? batch_setop_parts<T>(na + nb) : 0);
+											   : setop ? batch_setop_parts<T>(np, na + nb) : 0);
 	piece<unsigned long long> d_chain =
-		job.room<unsigned long long>(setop ? batch_setop_chain_words<T>(na + nb) : 0);
+		job.room<unsigned long long>(setop ? batch_setop_chain_words<T>(np, na + nb) : 0);
 	filter_scratch<T> fs;
 	piece<typename order<T>::key_type> d_keys =
 		job.room<typename order<T>::key_type>(kind == MP_ARRAY_SORT &&

@@ -564,11 +564,11 @@ sweep_tiles(const shape &s, bool pipe)
 	T		   *out,
 			   *refs;
 	tile_sweep	t = {pairs, n, 0, nullptr, nullptr, nullptr, nullptr, nullptr};
-	const int64_t words = mp::batch_setop_chain_words<T, 128 * 7>(n);
+	const int64_t words = mp::batch_setop_chain_words<T, 128, 7>(pairs, n);
 
 	CK(cudaMalloc(&out, n * sizeof(T)));
 	CK(cudaMalloc(&refs, 3 * n * sizeof(T)));
-	CK(cudaMalloc(&t.parts, mp::batch_setop_parts<T, 128 * 7>(n) * sizeof(int64_t)));
+	CK(cudaMalloc(&t.parts, mp::batch_setop_parts<T, 128, 7>(pairs, n) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.out_off, (pairs + 1) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.ref_off, 2 * (pairs + 1) * sizeof(int64_t)));
 	CK(cudaMalloc(&t.length, sizeof(int64_t)));

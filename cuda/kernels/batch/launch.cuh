@@ -60,19 +60,20 @@ batch_merge_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 }
 
 /* The words of partition and of look-back chain (with the tiles' counter)
- * the batched set operations over total inputs need, in tiles of NV. */
-template <typename T, int NV = batch_setop_shape<T>::NV>
+ * the batched set operations of npairs pairs over total inputs need, in
+ * tiles of NT slots of VT places (batch_setop_tiles). */
+template <typename T, int NT = batch_setop_shape<T>::NT, int VT = batch_setop_shape<T>::VT>
 inline int64_t
-batch_setop_parts(int64_t total)
+batch_setop_parts(int64_t npairs, int64_t total)
 {
-	return BATCH_SETOP_PART * ((total + NV - 1) / NV + 1);
+	return BATCH_SETOP_PART * (batch_setop_tiles(npairs, total, NT, VT) + 1);
 }
 
-template <typename T, int NV = batch_setop_shape<T>::NV>
+template <typename T, int NT = batch_setop_shape<T>::NT, int VT = batch_setop_shape<T>::VT>
 inline int64_t
-batch_setop_chain_words(int64_t total)
+batch_setop_chain_words(int64_t npairs, int64_t total)
 {
-	return (total + NV - 1) / NV * setop_chain::STRIDE + 1;
+	return batch_setop_tiles(npairs, total, NT, VT) * setop_chain::STRIDE + 1;
 }
 
 /*
@@ -80,8 +81,9 @@ batch_setop_chain_words(int64_t total)
  * (capacity elements), pair p's from out_off[p] on, their number into
  * *length.  Raises *unsorted (if not null) on unsorted input.  total (both
  * sides' elements) stays below 2^31: the chain counts in ints.  parts and
- * chain: room for batch_setop_parts(total) and batch_setop_chain_words(total)
- * words.  Tiles of NT threads of VT (batch_setop_shape).
+ * chain: room for batch_setop_parts(npairs, total) and
+ * batch_setop_chain_words(npairs, total) words.  Tiles of NT slots of VT
+ * places (batch_setop_shape).
  */
 template <typename T, mp_setop OP, int NT = batch_setop_shape<T>::NT,
 		  int VT = batch_setop_shape<T>::VT, int STAGES = batch_setop_shape<T>::STAGES,
@@ -92,15 +94,12 @@ batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 					  int64_t *out_off, int64_t *length, int64_t *parts,
 					  unsigned long long *chain, int *unsorted, cudaStream_t stream)
 {
-	const int64_t tiles = (total + NT * VT - 1) / (NT * VT);
+	const int64_t tiles = batch_setop_tiles(npairs, total, NT, VT);
 	const setop_chain ch = {chain};
 	cudaError_t err;
 
 	if (total > INT32_MAX)
 		return cudaErrorInvalidValue;
-	/* the places of pairs in tiles that unsorted input leaves empty */
-	if ((err = cudaMemsetAsync(out_off, 0, (npairs + 1) * sizeof(int64_t), stream)))
-		return err;
 	if (tiles > 0)
 	{
 		int		   *next_tile = (int *) (chain + tiles * setop_chain::STRIDE);
@@ -142,9 +141,9 @@ batch_setop_on_device(const T *a, const int64_t *a_off, const T *b, const int64_
 	}
 	else if ((err = cudaMemsetAsync(length, 0, sizeof(int64_t), stream)))
 		return err;
-	batch_setop_tail<<<(unsigned) ((npairs + 256) / 256 < 4096 ? (npairs + 256) / 256 : 4096),
-		256, 0, stream>>>(a_off, b_off, npairs, (int64_t) NT * VT, ch, length, capacity,
-						  out_off);
+	batch_setop_tail<NT, VT><<<(unsigned) ((npairs + 256) / 256 < 4096 ? (npairs + 256) / 256 :
+											4096), 256, 0, stream>>>(a_off, b_off, npairs, ch,
+																	 length, capacity, out_off);
 	return cudaGetLastError();
 }
 

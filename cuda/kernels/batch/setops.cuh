@@ -4,42 +4,44 @@
  *		the concatenated inputs of all pairs, tiles chained by decoupled
  *		look-back, as the single set operation (setops/tile.cuh) runs them.
  *
- * Pair p's inputs take places a_off[p] + b_off[p] .. a_off[p + 1] +
- * b_off[p + 1] of the pairs' concatenated balanced orders, so a tile of NV
- * places holds one window of a and one of b, whatever pairs it spans.  A
- * pair's start is a split of the balanced order that no copy straddles; the
- * partition finds each tile boundary's pair (a binary search of the pairs'
- * starts), then its Merge Path split in the pair, balanced (with a star
- * when B's next element is the partner of A's last copy in front), and the
- * pair of the place before the boundary (the tile before's last).
+ * Every pair starts a thread of its own.  The places of the pairs' balanced
+ * orders are dealt out in slots of VT, a slot a thread: pair p takes slots
+ * batch_slot(p) .. batch_slot(p + 1) - 1, at least one, and the last ones
+ * may be left over (a thread with fewer places than VT, or none).  So no
+ * thread's places cross from a pair into the next: its steps need no pair
+ * switch, and the thread of a pair's first slot is the one that knows
+ * where the pair's results start.  A tile is NT slots; what of the pairs'
+ * inputs they hold is one window of a and one of b, whatever pairs they
+ * span, at most NV elements.  The partition finds each tile boundary's pair
+ * (a binary search of the pairs' first slots, which depend on the offsets
+ * alone), then its Merge Path split in the pair, balanced (with a star when
+ * B's next element is the partner of A's last copy in front).
  *
- * In the tile, each thread finds its pair and start as the partition did,
- * over the windows in shared memory (the pair's part of them: a pair that
- * starts in the tile starts there balanced, and the tile's first pair
- * starts balanced at the tile's split), then takes VT elements in the
- * balanced order, moving to the next pair when one is done, keeping or
- * dropping each as the single set operation's steps do.  A block scan of
- * the kept counts, chained to the tiles before, places every result in
- * the dense output.  Each pair's first output place is written by the
- * thread whose places hold the pair's start, counted from the tile's
- * first result (the results its steps kept in front of it, after its own
- * first); a pass over the pairs after the tiles (batch_setop_tail) adds
- * the results of the tiles before, which the chain then holds, and gives
- * pairs that start at the very end the output's length.
+ * In the tile, each thread finds its pair among the tile's (a table of
+ * their first slots and their starts in the windows, beside the windows in
+ * shared memory), its split in it (Merge Path, then balanced, over the
+ * pair's part of the windows), and takes up to VT elements in the balanced
+ * order, keeping or dropping each as the single set operation's steps do.
+ * A block scan of the kept counts, chained to the tiles before, places
+ * every result in the dense output.  The thread of a pair's first slot
+ * writes the pair's first output place, counted from the tile's first
+ * result; a pass over the pairs after the tiles (batch_setop_tail) adds the
+ * results of the tiles before, which the chain then holds, and gives pairs
+ * that start at the very end the output's length.
  *
  * On sm_90 the tiles run pipelined, as the single set operation's do
  * (batch_setop_pipelined): resident blocks whose feeding warp copies each
- * tile's windows in bulk and puts its pairs' starts beside them, stages
- * ahead, then looks back and writes the results out, so that the
- * computing threads wait on neither.
+ * tile's windows in bulk and puts its pairs' table beside them, stages
+ * ahead, then looks back and writes the results out, so that the computing
+ * threads wait on neither.
  *
  * The check for unsorted input rides on the steps: each element taken is
- * compared with the one before it on its side unless it starts its pair,
- * and each thread must end where the next one starts (the last where the
- * tile ends), so that every element is taken once and compared once.
- * Splits that go backwards make the tile empty and raise the flag.  On
- * unsorted input every tile still joins the chain and every write stays
- * within the output's capacity.
+ * compared with the one before it in its pair, and each thread with places
+ * must end where the next one starts (the last where the tile ends), so
+ * that every element is taken once and compared once.  Splits that go
+ * backwards make the tile empty and raise the flag.  On unsorted input
+ * every tile still joins the chain and every write stays within the
+ * output's capacity.
  */
 #ifndef MP_BATCH_SETOPS_CUH
 #define MP_BATCH_SETOPS_CUH
@@ -55,53 +57,77 @@ namespace mp
 {
 
 /*
- * Boundary d of the places (a tile's start, or the end): the pair p that
- * holds it, and 2 * (a's balanced split there, an index into a) + star:
- * the merge's split (batch_merge_split), balanced.
+ * Pair p's first slot: p, plus the slots of VT places that the pairs
+ * before it fill (every pair has at least one slot, and at least as many
+ * as its places fill).  batch_slot(npairs) is the number of slots.
  */
-template <typename T>
-MP_HOST_DEVICE void
-batch_setop_split(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
-				  int64_t npairs, int64_t d, int64_t *split, int64_t *pair)
+struct batch_slot
 {
-	int64_t		i,
-				p;
-	bool		star;
+	const int64_t *a_off;
+	const int64_t *b_off;
+	int			vt;
 
-	batch_merge_split<T>(a, a_off, b, b_off, npairs, d, &i, &p);
+	MP_HOST_DEVICE int64_t operator()(int64_t p) const
+	{
+		return p + (a_off[p] + b_off[p] + vt - 1) / vt;
+	}
+};
 
-	const int64_t nb = b_off[p + 1] - b_off[p];
-
-	i = balanced_path<T>(a + a_off[p], b + b_off[p], nb, d - a_off[p] - b_off[p], i - a_off[p],
-						 &star);
-	*split = 2 * (a_off[p] + i) + star;
-	*pair = p;
+/* The tiles of NT slots of VT places over npairs pairs of total places. */
+MP_HOST_DEVICE int64_t
+batch_setop_tiles(int64_t npairs, int64_t total, int nt, int vt)
+{
+	return total == 0 ? 0 : (npairs + (total + vt - 1) / vt + nt - 1) / nt;
 }
 
 /*
- * Boundary d of the places, as the tiles read it (BATCH_SETOP_PART words
- * at w): the split and the pair there (batch_setop_split), and the pair
- * that holds place d - 1 (0 for d = 0): the pair of d itself, unless that
- * pair starts at d, when it is the last pair that starts before d.
+ * Tile boundary at slot s (a tile's first, or the number of slots), as
+ * BATCH_SETOP_PART words at w: 2 * (a's balanced split there, an index
+ * into a) + star, b's split, the pair p that holds slot s, and the pair
+ * that holds slot s - 1 (0 for s = 0).  Slot s takes the places of pair p
+ * from (s - batch_slot(p)) * VT on, or none where p has fewer.
  */
-#define BATCH_SETOP_PART 3
+#define BATCH_SETOP_PART 4
 
-template <typename T>
+template <typename T, int VT>
 MP_HOST_DEVICE void
 batch_setop_boundary(const T *a, const int64_t *a_off, const T *b, const int64_t *b_off,
-					 int64_t npairs, int64_t d, int64_t *w)
+					 int64_t npairs, int64_t s, int64_t *w)
 {
-	const merged_start o = {a_off, b_off};
+	const batch_slot slot = {a_off, b_off, VT};
 
-	batch_setop_split<T>(a, a_off, b, b_off, npairs, d, &w[0], &w[1]);
-	w[2] = d == 0 || o(w[1]) < d ? w[1] : pair_of(o, d - 1, 0, w[1] - 1);
+	if (s >= slot(npairs))
+	{
+		w[0] = 2 * a_off[npairs];
+		w[1] = b_off[npairs];
+		w[2] = npairs;
+		w[3] = npairs - 1;
+		return;
+	}
+
+	const int64_t p = pair_of(slot, s, 0, npairs - 1);
+	const int64_t na = a_off[p + 1] - a_off[p],
+				nb = b_off[p + 1] - b_off[p];
+	const int64_t from = (s - slot(p)) * VT;
+	const int64_t diag = from < na + nb ? from : na + nb;
+	const T    *pa = a + a_off[p],
+			   *pb = b + b_off[p];
+	bool		star;
+	int64_t		i = pair_merge_path<T>([pa](int64_t x) { return pa[x]; },
+									   [pb](int64_t x) { return pb[x]; }, diag,
+									   diag > nb ? diag - nb : 0, diag < na ? diag : na);
+
+	i = balanced_path<T>(pa, pb, nb, diag, i, &star);
+	w[0] = 2 * (a_off[p] + i) + star;
+	w[1] = b_off[p] + diag - i;
+	w[2] = p;
+	w[3] = s == 0 || slot(p) < s ? p : p - 1;
 }
 
 /*
- * Tile boundaries: parts[BATCH_SETOP_PART * t ..] for the place t * NV
- * (the last at the end of the places), as batch_setop_boundary gives
- * them.  The same threads clear the tiles' chain words and the tiles'
- * counter.
+ * Tile boundaries: parts[BATCH_SETOP_PART * t ..] for slot t * NT (the
+ * last at the number of slots), as batch_setop_boundary gives them.  The
+ * same threads clear the tiles' chain words and the tiles' counter.
  */
 template <typename T, int NT, int VT>
 __global__ void __launch_bounds__(128)
@@ -110,7 +136,6 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 					  int64_t npairs, int64_t *__restrict__ parts, int64_t nparts,
 					  setop_chain chain, int *__restrict__ next_tile)
 {
-	constexpr int64_t NV = (int64_t) NT * VT;
 	const int64_t t = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	grid_dependents_launch();
@@ -120,46 +145,47 @@ batch_setop_partition(const T *__restrict__ a, const int64_t *__restrict__ a_off
 		chain.clear(t);
 	if (t == 0 && next_tile != nullptr)
 		*next_tile = 0;
-
-	const int64_t total = a_off[npairs] + b_off[npairs];
-
-	batch_setop_boundary<T>(a, a_off, b, b_off, npairs, t * NV < total ? t * NV : total,
-							&parts[BATCH_SETOP_PART * t]);
+	batch_setop_boundary<T, VT>(a, a_off, b, b_off, npairs, t * NT, &parts[BATCH_SETOP_PART * t]);
 }
 
 /*
- * A tile's span: places [d0, d1) of the balanced order, a's [a0, a0 +
- * acount), b's [b0, b0 + bcount), pairs p0 .. p0 + npt - 1, star0 when
- * b's first is the partner of the tile before's last a copy.  Splits that
- * go backwards or out of the inputs (unsorted input) make it empty and
- * broken.  split0 and split1: the partition's splits at d0 and d1; p_last:
- * the pair of d1 - 1.
+ * A tile's span: a's [a0, a0 + acount), b's [b0, b0 + bcount), pairs p0 ..
+ * p0 + npt - 1, star0 when b's first is the partner of the tile before's
+ * last a copy.  Splits that go backwards or out of the inputs (unsorted
+ * input) make it empty and broken; its pairs, which come from the offsets
+ * alone, stay.
  */
 struct batch_span
 {
 	int64_t		a0,
 				b0,
-				p0,
-				npt;
-	int			acount,
+				p0;
+	int			npt,
+				acount,
 				bcount,
 				star0;
 	bool		broken;
 };
 
+/*
+ * Tile tile's span, from the partition's words at its two boundaries: the
+ * splits, the pair of its first slot and the pair of its last (the pair of
+ * slot s1 - 1, from the boundary at s1).
+ */
 MP_HOST_DEVICE batch_span
-batch_span_of(int64_t split0, int64_t split1, int64_t d0, int64_t d1, int64_t p0,
-			  int64_t p_last, int64_t na_all, int64_t nb_all)
+batch_setop_span(const int64_t *parts, int64_t tile, int64_t na_all, int64_t nb_all)
 {
-	const int64_t a1 = split1 >> 1,
-				b1 = d1 - a1;
+	const int64_t *my = parts + BATCH_SETOP_PART * tile,
+			   *next = my + BATCH_SETOP_PART;
+	const int64_t a1 = next[0] >> 1,
+				b1 = next[1];
 	batch_span	sp;
 
-	sp.a0 = split0 >> 1;
-	sp.b0 = d0 - sp.a0;
-	sp.p0 = p0;
-	sp.npt = p_last - p0 + 1;
-	sp.star0 = (int) (split0 & 1);
+	sp.a0 = my[0] >> 1;
+	sp.b0 = my[1];
+	sp.p0 = my[2];
+	sp.npt = (int) (next[3] - my[2] + 1);
+	sp.star0 = (int) (my[0] & 1);
 	sp.broken = a1 < sp.a0 || b1 < sp.b0 || a1 > na_all || b1 > nb_all || sp.b0 < 0 ||
 		(sp.star0 && b1 == sp.b0);
 	sp.acount = sp.broken ? 0 : (int) (a1 - sp.a0);
@@ -168,9 +194,42 @@ batch_span_of(int64_t split0, int64_t split1, int64_t d0, int64_t d1, int64_t p0
 }
 
 /*
+ * The tile's pairs, entry q for pair p0 + q (q up to npt: the entry after
+ * the last holds where that one ends): where its part starts in each
+ * window (-1 where it starts before it; b's may reach the element after
+ * its window, which may be the partner of a's last copy in it), and its
+ * first slot counted from the tile's (-1 for the first pair where it
+ * starts in a tile before).  A tile has at most NT pairs.
+ */
+#define BATCH_SETOP_PAIRS_MAX 128
+
+struct batch_tile_pairs
+{
+	int2		at[BATCH_SETOP_PAIRS_MAX + 1];
+	int			slot[BATCH_SETOP_PAIRS_MAX + 1];
+};
+
+template <int VT>
+MP_HOST_DEVICE void
+batch_tile_pair(const int64_t *a_off, const int64_t *b_off, const batch_span &sp, int64_t s0,
+				int q, batch_tile_pairs &tp)
+{
+	const batch_slot slot = {a_off, b_off, VT};
+	const int64_t p = sp.p0 + q;
+	const int64_t x = a_off[p] - sp.a0,
+				y = b_off[p] - sp.b0,
+				sl = slot(p) - s0;
+
+	tp.at[q] = make_int2(x < -1 ? -1 : x > sp.acount ? sp.acount : (int) x,
+						 y < -1 ? -1 : y > sp.bcount + 1 ? sp.bcount + 1 : (int) y);
+	tp.slot[q] = sl < 0 ? -1 : sl > BATCH_SETOP_PAIRS_MAX ? BATCH_SETOP_PAIRS_MAX : (int) sl;
+}
+
+/*
  * What a thread of the tile leaves: its VT values in the balanced order
  * and the bitmask of the kept ones, whether its steps saw unsorted input,
- * where it ended, and the tile's pair of its first place.
+ * its places and where it ended, its pair (of the tile's) and whether its
+ * slot is that pair's first.
  */
 template <typename T, int VT>
 struct batch_steps_out
@@ -179,59 +238,77 @@ struct batch_steps_out
 
 	T			r[VT];
 	mask_t		kept;
-	bool		bad;
-	int			a_end,
-				b_end;
-	int64_t		q_first;
+	bool		bad,
+				first;
+	int			mine,
+				a_end,
+				b_end,
+				q;
 };
 
 /*
  * Thread tid of a tile whose windows wa and wb hold acount and bcount
  * elements (each with the element before it and the one after), its npt
- * pairs' parts starting where bd says.  Its start: thread 0 starts where
- * the tile does; the others find their pair (a search of the pairs'
- * starts) and their split in it (Merge Path, then balanced, over the
- * pair's part of the windows: a pair that starts in the tile starts there
- * balanced, and the tile's first pair starts balanced at the tile's
- * split), which it writes to start (a and b's indices; for a thread
- * without places, the tile's ends, where the one before ends).  Then up
- * to VT steps in the balanced order, one element a step, moving to the
- * next pair where both sides of one are done, keeping or dropping each
- * element as the single set operation's steps do.  The next element of
- * each side waits in a register, and each step loads only the one of the
- * side it took (the element after a window is there, and on unsorted
- * input the index stops at it).
+ * pairs in tp.  Its pair: the last whose first slot is at or before its
+ * own.  Its places: VT from where its slot starts in the pair's part of
+ * the windows (the tile's first place for the first pair, whose part
+ * starts balanced at the tile's split, with b's partner first where star0
+ * says; a pair that starts in the tile starts there balanced), up to the
+ * part's end.  Its start: thread 0 starts where the tile does; the others
+ * with places search their split in the pair's part (Merge Path, then
+ * balanced), which they write to start (a and b's indices; for a thread
+ * without places, where its pair's part ends).  Then up to VT steps in the
+ * balanced order, one element a step, keeping or dropping each element as
+ * the single set operation's steps do.  The next element of each side
+ * waits in a register, and each step loads only the one of the side it
+ * took (the element after a window is there, and on unsorted input the
+ * index stops at it).
  *
- * The check rides on the steps: within a pair the elements taken must
- * not go down, starting from the larger of the elements in front of the
- * start that belong to its pair; and each thread must end where the next
+ * The check rides on the steps: the elements taken must not go down,
+ * starting from the larger of the elements in front of the start that
+ * belong to its pair; and each thread with places must end where the next
  * one starts (the caller's check, with a_end and b_end).
  */
-template <typename T, int VT, mp_setop OP, typename Bounds>
+template <typename T, int VT, mp_setop OP>
 MP_HOST_DEVICE void
-batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, Bounds bd,
-				   int64_t npt, int tid, int *start, batch_steps_out<T, VT> &o)
+batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
+				   const batch_tile_pairs &tp, int npt, int tid, int *start,
+				   batch_steps_out<T, VT> &o)
 {
 	typedef setop_keeps<OP> keeps;
 	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
-	const int	count = acount + bcount;
-	const int	dt = tid * VT;
-	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
-	int64_t		q = 0;
-	int			i = 0,
-				j = 0;
+	int			q = 0;
+
+	for (int hi = npt - 1; q < hi;)
+	{
+		const int	mid = q + (hi - q + 1) / 2;
+
+		if (tp.slot[mid] <= tid)
+			q = mid;
+		else
+			hi = mid - 1;
+	}
+
+	const int2	c0 = tp.at[q],
+				c1 = tp.at[q + 1];
+	const int	wa0 = c0.x > 0 ? c0.x : 0,
+				wb0 = c0.y > star0 ? c0.y : star0,
+				wa1 = c1.x < acount ? c1.x : acount,
+				wb1 = c1.y < bcount ? c1.y : bcount;
+	const int	dt = q == 0 ? tid * VT : wa0 + (c0.y > 0 ? c0.y : 0) + (tid - tp.slot[q]) * VT;
+	const int	left = wa1 + wb1 - dt;
+	const int	mine = left <= 0 ? 0 : left < VT ? left : VT;
+	int			i = wa1,
+				j = wb1;
 	bool		pending = star0;
 
+	if (mine > 0)
+	{
+		i = 0;
+		j = 0;
+	}
 	if (mine > 0 && tid > 0)
 	{
-		q = window_pair_of(bd, npt, dt);
-
-		const int2	c0 = bd(q),
-					c1 = bd(q + 1);
-		const int	wa0 = c0.x > 0 ? c0.x : 0,
-					wb0 = c0.y > star0 ? c0.y : star0,
-					wa1 = c1.x < acount ? c1.x : acount,
-					wb1 = c1.y < bcount ? c1.y : bcount;
 		const int	acn = wa1 > wa0 ? wa1 - wa0 : 0,
 					bcn = wb1 > wb0 ? wb1 - wb0 : 0;
 		int			diag = dt - wa0 - wb0;
@@ -246,12 +323,12 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 		i = wa0 + split;
 		j = wb0 + diag - split;
 	}
-	start[0] = mine > 0 ? i : acount;
-	start[1] = mine > 0 ? j : bcount;
-	o.q_first = q;
+	start[0] = i;
+	start[1] = j;
+	o.q = q;
+	o.first = tp.slot[q] == tid;
+	o.mine = mine;
 
-	int2		c0 = bd(q),
-				c1 = bd(q + 1);
 	T			x = wa[i < acount ? i : acount],
 				y = wb[j < bcount ? j : bcount],
 				prev = T();
@@ -277,12 +354,6 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 	{
 		if (v >= mine)
 			continue;
-		while (i >= c1.x && j >= c1.y && q < npt - 1)
-		{
-			q++;
-			c1 = bd(q + 1);
-			started = false;
-		}
 
 		const bool	has_a = i < c1.x,
 					has_b = j < c1.y;
@@ -316,103 +387,12 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0, 
 }
 
 /*
- * The first output places of the pairs whose first place is among thread
- * tid's (pair p0 + k starts at the tile's place c.x + c.y of bd(k), for
- * k >= 1; p0 and the empty pairs before it that start with it, at their
- * offsets; pairs after the tile's last start after the tile): put(pair,
- * place), where place counts from the tile's first result (its rank: the
- * kept results of the threads before it).
- */
-template <typename T, int VT, typename Bounds, typename Put>
-MP_HOST_DEVICE void
-batch_setop_first_places(const batch_steps_out<T, VT> &o, int tid, int count, int64_t d0,
-						 int64_t p0, int64_t npt, int64_t npairs, merged_start off, Bounds bd,
-						 int rank, Put put)
-{
-	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
-	const int	dt = tid * VT;
-	const int	mine = dt < count ? (count - dt < VT ? count - dt : VT) : 0;
-
-	if (mine <= 0)
-		return;
-
-	auto		start_at = [&](int64_t pq) -> int64_t {
-		const int64_t k = pq - p0;
-
-		if (k <= 0)
-			return off(pq) - d0;
-		if (k >= npt)
-			return INT64_MAX;
-
-		const int2	c = bd(k);
-
-		return c.x + c.y;
-	};
-	const int64_t p_first = p0 + o.q_first;
-	int64_t		pq = p_first + 1;
-
-	/* empty pairs that start where p_first does come before it: found by
-	 * galloping back from it (one read where there are none) */
-	if (start_at(p_first) == dt)
-	{
-		int64_t		hi = p_first,
-					step = 1;
-
-		while (hi - step >= 0 && start_at(hi - step) == dt)
-		{
-			hi -= step;
-			step *= 2;
-		}
-		pq = first_pair_from(start_at, (int64_t) dt, hi - step < 0 ? 0 : hi - step, hi);
-	}
-
-	for (; pq < npairs; pq++)
-	{
-		const int64_t at = start_at(pq) - dt;
-
-		if (at >= mine)
-			break;
-
-		const mask_t below = o.kept & (((mask_t) 1 << at) - 1);
-
-		put(pq, rank + popc(below));
-	}
-}
-
-/*
- * Tile tile's span (batch_span_of), from the partition's words at its two
- * boundaries: the splits, the pair of its first place and the pair of its
- * last (the pair of place d1 - 1, from the boundary at d1).
- */
-MP_HOST_DEVICE batch_span
-batch_setop_span(const int64_t *parts, int64_t tile, int64_t nv, int64_t na_all,
-				 int64_t nb_all)
-{
-	const int64_t *my = parts + BATCH_SETOP_PART * tile;
-	const int64_t d0 = tile * nv;
-	const int64_t d1 = d0 + nv < na_all + nb_all ? d0 + nv : na_all + nb_all;
-
-	return batch_span_of(my[0], my[BATCH_SETOP_PART], d0, d1, my[1], my[BATCH_SETOP_PART + 2],
-						 na_all, nb_all);
-}
-
-/*
- * The tile's pairs' first places go out counted from the tile's first
- * result (batch_setop_first_places); batch_setop_tail adds the results of
- * the tiles before, once the chain holds them all.
- */
-struct batch_put_in_tile
-{
-	int64_t    *out_off;
-
-	MP_HOST_DEVICE void operator()(int64_t pq, int64_t at) const { out_off[pq] = at; }
-};
-
-/*
- * Pair q's first output place, from what its tile put (at, counted from
- * the tile's first result) and the results of the tiles before (before):
- * a pair that starts at the end of the places starts at the output's
- * length; no place goes past the output's capacity.
+ * The pairs' first places go out counted from their tile's first result
+ * (batch_setop_tile_steps); batch_setop_tail adds the results of the tiles
+ * before, once the chain holds them all.  Pair q's first output place,
+ * from what its tile put (at) and the results of the tiles before
+ * (before): a pair that starts at the end of the places starts at the
+ * output's length; no place goes past the output's capacity.
  */
 MP_HOST_DEVICE int64_t
 batch_setop_first_place(int64_t start, int64_t total, int64_t at, int64_t before,
@@ -425,30 +405,25 @@ batch_setop_first_place(int64_t start, int64_t total, int64_t at, int64_t before
 
 /*
  * The steps of one tile in shared memory by its NT computing threads:
- * windows wa and wb of span sp with the pairs' starts in sbounds (where
- * they fit), each thread's start and steps (batch_setop_thread), the
- * block's scan (named barrier ID, 0 for the whole block), the count on the
- * chain, the check, the kept results compacted into res (which may be the
- * windows: the scan's barrier comes after every thread's steps) and the
- * pairs' first places, counted from the tile's first result.  Returns the
- * tile's count of results.
+ * windows wa and wb of span sp with its pairs in tp, each thread's start
+ * and steps (batch_setop_thread), the block's scan (named barrier ID, 0
+ * for the whole block), the count on the chain, the check, the kept
+ * results compacted into res (which may be the windows: the scan's barrier
+ * comes after every thread's steps) and the pairs' first places, counted
+ * from the tile's first result.  Returns the tile's count of results.
  */
 template <typename T, int NT, int VT, int ID, mp_setop OP>
 __device__ __forceinline__ int
-batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp, const int2 *sbounds,
-					   int tile, int64_t d0, const int64_t *__restrict__ a_off,
-					   const int64_t *__restrict__ b_off, int64_t npairs, int (*starts)[2],
-					   int *sums, setop_chain chain, T *res, int64_t *__restrict__ out_off,
+batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp,
+					   const batch_tile_pairs &tp, int tile, int (*starts)[2], int *sums,
+					   setop_chain chain, T *res, int64_t *__restrict__ out_off,
 					   int *__restrict__ unsorted)
 {
 	const int	tid = threadIdx.x;
-	const window_bounds bd = {sbounds, sp.npt < BATCH_TILE_PAIRS,
-							  {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount, sp.bcount + 1}};
-	const int	count = sp.acount + sp.bcount;
 	batch_steps_out<T, VT> st;
 	int			tile_count;
 
-	batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, bd, sp.npt, tid,
+	batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, tp, sp.npt, tid,
 								  starts[tid], st);
 	if (tid == 0)
 	{
@@ -462,7 +437,7 @@ batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp, const int
 		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
 					  tile_count);
 	if ((sp.broken || st.bad ||
-		 (tid * VT < count && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
+		 (st.mine > 0 && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
 		unsorted != nullptr)
 		*unsorted = 1;
 	{
@@ -473,21 +448,19 @@ batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp, const int
 			if (st.kept & ((decltype(st.kept)) 1 << v))
 				res[at++] = st.r[v];
 	}
-	batch_setop_first_places<T, VT>(st, tid, count, d0, sp.p0, sp.npt, npairs,
-									merged_start{a_off, b_off}, bd, rank,
-									batch_put_in_tile{out_off});
+	if (st.first)
+		out_off[sp.p0 + st.q] = rank;
 	return tile_count;
 }
 
 /*
- * One tile a block (where there are no bulk copies): windows, steps
- * (batch_setop_tile_steps), then warp 0 looks back and the block writes
- * the results out.  A block takes the next tile from a counter, so that
- * every tile it looks back at belongs to a block that has started: the
- * chain never waits on a block that is not running.  The windows come in
- * as the single merge's do, and where the tile's pairs fit
- * (BATCH_TILE_PAIRS) their starts in the windows go to shared memory
- * beside them; from there on, indices are the windows', in 32 bits.
+ * One tile a block (where there are no bulk copies): windows and the
+ * tile's pairs, steps (batch_setop_tile_steps), then warp 0 looks back and
+ * the block writes the results out.  A block takes the next tile from a
+ * counter, so that every tile it looks back at belongs to a block that has
+ * started: the chain never waits on a block that is not running.  The
+ * windows come in as the single merge's do; from there on, indices are the
+ * windows', in 32 bits.
  */
 template <typename T, int NT, int VT, mp_setop OP>
 __global__ void __launch_bounds__(NT, batch_setop_shape<T>::MIN_BLOCKS)
@@ -499,10 +472,12 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 {
 	constexpr int NV = NT * VT;
 
+	static_assert(NT <= BATCH_SETOP_PAIRS_MAX, "a tile has at most NT pairs");
+
 	/* the windows, each with the element before it and the one after;
 	 * later the tile's results */
 	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
-	__shared__ int2 sbounds[BATCH_TILE_PAIRS + 1];
+	__shared__ batch_tile_pairs tp;
 	__shared__ int starts[NT + 1][2];
 	__shared__ int sums[NT / 32];
 	__shared__ int64_t tile_start_shared;
@@ -516,30 +491,18 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 	const int64_t na_all = a_off[npairs],
 				nb_all = b_off[npairs];
 	const int	tile = tile_shared;
-	const int64_t d0 = (int64_t) tile * NV;
 	const int	tid = threadIdx.x;
-	const batch_span sp = batch_setop_span(parts, tile, NV, na_all, nb_all);
+	const batch_span sp = batch_setop_span(parts, tile, na_all, nb_all);
 
-	/*
-	 * The pairs' parts in the windows: b's may reach the element after its
-	 * window, which may be the partner of a's last copy in it.
-	 */
-	if (sp.npt < BATCH_TILE_PAIRS)
-	{
-		const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
-										sp.bcount + 1};
-
-		for (int q = tid; q <= sp.npt; q += NT)
-			sbounds[q] = g(q);
-	}
+	for (int q = tid; q <= sp.npt; q += NT)
+		batch_tile_pair<VT>(a_off, b_off, sp, (int64_t) tile * NT, q, tp);
 
 	const tile_windows<T, NV> w = load_tile_windows<T, NT, NV>(s, &bar, a, na_all, sp.a0,
 															   sp.acount, b, nb_all, sp.b0,
 															   sp.bcount);
-	const int	tile_count = batch_setop_tile_steps<T, NT, VT, 0, OP>(w.a, w.b, sp, sbounds,
-																	  tile, d0, a_off, b_off,
-																	  npairs, starts, sums, chain,
-																	  s, out_off, unsorted);
+	const int	tile_count = batch_setop_tile_steps<T, NT, VT, 0, OP>(w.a, w.b, sp, tp, tile,
+																	  starts, sums, chain, s,
+																	  out_off, unsorted);
 
 	if (tid < 32)
 	{
@@ -567,9 +530,9 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
  * The pipelined form, on sm_90, as setop_pipelined (setops/tile.cuh) runs
  * the single set operation: resident blocks of NT computing threads and a
  * warp that feeds them, a block's j-th tile tile j * gridDim.x +
- * blockIdx.x.  The feeding warp puts each tile's span and its pairs'
- * starts in a stage and copies its windows there in bulk, ahead of the
- * others; once they have compacted the oldest tile's results in its stage
+ * blockIdx.x.  The feeding warp puts each tile's span and its pairs in a
+ * stage and copies its windows there in bulk, ahead of the others; once
+ * they have compacted the oldest tile's results in its stage
  * (batch_setop_tile_steps), it looks back at the tiles before, writes the
  * results out and refills the stage.
  */
@@ -595,9 +558,11 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	constexpr int BUF = setop_stage_elems<T, NT, VT>();
 	typedef tile_windows<T, NV> windows;
 
+	static_assert(NT <= BATCH_SETOP_PAIRS_MAX, "a tile has at most NT pairs");
+
 	extern __shared__ __align__(16) unsigned char dynamic_shared[];
 	T		   *const s = (T *) dynamic_shared;
-	__shared__ int2 sbounds[STAGES][BATCH_TILE_PAIRS + 1];
+	__shared__ batch_tile_pairs tp[STAGES];
 	__shared__ int starts[STAGES][NT + 1][2];
 	__shared__ int sums[STAGES][NT / 32];
 	__shared__ batch_setop_stage stage[STAGES];
@@ -619,8 +584,8 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	{
 		/*
 		 * The feeding warp.  tile_of: the block's j-th tile, or -1 past the
-		 * last.  fill: tile's span, its pairs' starts and its windows into
-		 * stage k (with tile -1, the stage says there are no more).
+		 * last.  fill: tile's span, its pairs and its windows into stage k
+		 * (with tile -1, the stage says there are no more).
 		 */
 		auto		tile_of = [&](int j) -> int {
 			const int64_t t = (int64_t) j * gridDim.x + blockIdx.x;
@@ -636,18 +601,12 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 				return;
 			}
 
-			const batch_span sp = batch_setop_span(parts, tile, NV, na_all, nb_all);
+			const batch_span sp = batch_setop_span(parts, tile, na_all, nb_all);
 			const int	a_at = windows::place(windows::E, a, sp.a0);
 			const int	b_at = windows::place(a_at + sp.acount + 2 * windows::E, b, sp.b0);
 
-			if (sp.npt < BATCH_TILE_PAIRS)
-			{
-				const window_bounds_global g = {a_off, b_off, sp.p0, sp.a0, sp.b0, sp.acount,
-												sp.bcount + 1};
-
-				for (int q = lane; q <= sp.npt; q += 32)
-					sbounds[k][q] = g(q);
-			}
+			for (int q = lane; q <= sp.npt; q += 32)
+				batch_tile_pair<VT>(a_off, b_off, sp, (int64_t) tile * NT, q, tp[k]);
 			if (sp.broken && lane == 0 && unsorted != nullptr)
 				*unsorted = 1;
 			__syncwarp();
@@ -698,10 +657,8 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 			const batch_span sp = stage[k].sp;
 			const int	tile_count =
 				batch_setop_tile_steps<T, NT, VT, 1, OP>(buf + stage[k].a_at, buf + stage[k].b_at,
-														 sp, sbounds[k], tile,
-														 (int64_t) tile * NV, a_off, b_off,
-														 npairs, starts[k], sums[k], chain, buf,
-														 out_off, unsorted);
+														 sp, tp[k], tile, starts[k], sums[k],
+														 chain, buf, out_off, unsorted);
 
 			if (tid == 0)
 				stage[k].tile_count = tile_count;
@@ -717,18 +674,20 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
  * tile's inclusive count.  Pairs that start at the end of the places (empty
  * ones there, and the end itself) start at the output's length.
  */
-static __global__ void
+template <int NT, int VT>
+__global__ void
 batch_setop_tail(const int64_t *__restrict__ a_off, const int64_t *__restrict__ b_off,
-				 int64_t npairs, int64_t nv, setop_chain chain, const int64_t *__restrict__ length,
+				 int64_t npairs, setop_chain chain, const int64_t *__restrict__ length,
 				 int64_t capacity, int64_t *__restrict__ out_off)
 {
+	const batch_slot slot = {a_off, b_off, VT};
 	const int64_t total = a_off[npairs] + b_off[npairs];
 
 	for (int64_t q = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; q <= npairs;
 		 q += (int64_t) gridDim.x * blockDim.x)
 	{
 		const int64_t start = a_off[q] + b_off[q];
-		const int64_t tile = start / nv;
+		const int64_t tile = slot(q) / NT;
 		const int64_t before = start == total || tile == 0 ? 0 :
 			(int64_t) (unsigned) chain.peek((int) tile - 1);
 
