@@ -593,14 +593,17 @@ sweep_tiles(const shape &s, bool pipe)
 	{
 		sweep_pipe<T, 23, 3, 0>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
 		sweep_pipe<T, 23, 3, 4>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
-		sweep_pipe<T, 23, 2, 6>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
-		sweep_pipe<T, 15, 3, 6>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 27, 3, 4>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 31, 3, 4>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 31, 3, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 31, 4, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
 	}
 	else if (pipe)
 	{
 		sweep_pipe<T, 15, 3, 0>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
 		sweep_pipe<T, 15, 3, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
-		sweep_pipe<T, 11, 3, 5>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 19, 3, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
+		sweep_pipe<T, 15, 4, 3>(t, a, aoff, b, boff, out, refs + n, refs + 2 * n);
 	}
 	else
 	{
