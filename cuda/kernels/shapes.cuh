@@ -99,7 +99,8 @@ struct batch_shape
 };
 
 /* The batched set operations' tiles (batch/setops.cuh; test/bench/NOTES.md,
- * "The batched set operations' tiles"). */
+ * "The batched set operations in slots"): NT slots of VT places, at most
+ * NT pairs a tile. */
 template <typename T>
 struct batch_setop_shape
 {
