@@ -105,7 +105,7 @@ template <typename T>
 struct batch_setop_shape
 {
 	static constexpr int NT = 128;
-	static constexpr int VT = sizeof(T) == 4 ? 31 : 15;
+	static constexpr int VT = sizeof(T) == 4 ? 31 : 19;
 	static constexpr int NV = NT * VT;
 	/* blocks an SM at the least, as many as the tile's registers gave it
 	 * before its steps became functions of their own (56 a thread for
