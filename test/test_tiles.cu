@@ -10,9 +10,12 @@
  * (batch_merge_split; for the set operations batch_setop_boundary, at
  * each tile's first slot, with the pair of the slot before), a set
  * operation tile's span (batch_setop_span) and pairs (batch_tile_pair),
- * each thread's pair, start search and steps (batch_merge_thread,
- * batch_setop_thread), the set operations' pairs' first places in their
- * tiles (the thread of the pair's first slot) and after the tiles before
+ * each thread's pair, start search and steps (batch_merge_thread;
+ * batch_setop_start, then the slots dealt out again as the tile does,
+ * batch_setop_inside_steps for the warps of slots inside their pairs and
+ * batch_setop_bounded for the others), the set operations' pairs' first
+ * places in their tiles (the thread of the pair's first slot) and after
+ * the tiles before
  * (batch_setop_first_place), and each filter's, search's
  * and check's thread (thread_elements, thread_kept, filter_walk,
  * search_thread, check_thread), over windows laid out as
@@ -199,12 +202,20 @@ run_setop_tiles(const batch<T> &in)
 		const batch_span sp = batch_setop_span(parts.data(), tile, v.na, v.nb);
 		std::vector<T> wa_buf = window_of(v.a, v.na, sp.a0, sp.acount),
 					wb_buf = window_of(v.b, v.nb, sp.b0, sp.bcount);
+
+		/* the kernels' room for steps past the windows on unsorted input */
+		wa_buf.resize(wa_buf.size() + VT, order<T>::highest());
+		wb_buf.resize(wb_buf.size() + VT, order<T>::highest());
+
 		const T    *wa = wa_buf.data() + 1,
 				   *wb = wb_buf.data() + 1;
 		batch_tile_pairs tp;
+		std::vector<batch_start> bs(NT);
 		std::vector<batch_steps_out<T, VT>> st(NT);
 		std::vector<int> rank(NT + 1, 0),
 					starts(2 * (NT + 1));
+		std::vector<bool> inside(NT);
+		int			bounded_all = 0;
 
 		if (sp.npt < 1 || sp.npt > NT)
 		{
@@ -215,26 +226,51 @@ run_setop_tiles(const batch<T> &in)
 		for (int q = 0; q <= sp.npt; q++)
 			batch_tile_pair<VT>(v.a_off, v.b_off, sp, tile * NT, q, tp);
 		for (int tid = 0; tid < NT; tid++)
-		{
-			batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, tp, sp.npt,
-										  tid, &starts[2 * tid], st[tid]);
-			rank[tid + 1] = rank[tid] + popc(st[tid].kept);
-		}
+			bs[tid] = batch_setop_start<T, VT>(wa, wb, sp.acount, sp.bcount, sp.star0, tp, sp.npt,
+											   tid, &starts[2 * tid]);
 		starts[2 * NT] = sp.acount;
 		starts[2 * NT + 1] = sp.bcount;
+
+		/* the slots dealt out again as batch_setop_tile_steps deals them:
+		 * those inside their pair to the first threads, whose whole warps
+		 * take the steps without bounds */
+		for (int tid = 0; tid < NT; tid++)
+		{
+			inside[tid] = batch_setop_inside(bs[tid], tp, &starts[2 * tid + 2], VT);
+			bounded_all += !inside[tid];
+		}
+		for (int tid = 0, k = 0; tid < NT; tid++)
+		{
+			int			slot;
+			const batch_start s = batch_start_unpack(batch_start_pack(bs[tid], tid), &slot);
+			const int	thread = inside[tid] ? k++ : NT - bounded_all + (tid - k);
+
+			if (slot != tid || s.i != bs[tid].i || s.j != bs[tid].j || s.q != bs[tid].q ||
+				s.mine != bs[tid].mine || s.pending != bs[tid].pending ||
+				s.first != bs[tid].first)
+			{
+				fprintf(stderr, "slot %d's start packed wrong\n", tid);
+				res.unsorted = true;
+			}
+			if ((thread / 32 + 1) * 32 <= NT - bounded_all)
+				batch_setop_inside_steps<T, VT, OP>(wa, wb, tp, s, st[tid]);
+			else
+				batch_setop_bounded<T, VT, OP>(wa, wb, sp.acount, sp.bcount, tp, s, st[tid]);
+			rank[tid + 1] = rank[tid] + popc(st[tid].kept);
+		}
 
 		before[tile] = (int64_t) res.out.size();
 		res.unsorted |= sp.broken;
 		for (int tid = 0; tid < NT; tid++)
 		{
-			res.unsorted |= st[tid].bad || (st[tid].mine > 0 &&
+			res.unsorted |= st[tid].bad || (bs[tid].mine > 0 &&
 											(st[tid].a_end != starts[2 * tid + 2] ||
 											 st[tid].b_end != starts[2 * tid + 3]));
 			for (int k = 0; k < VT; k++)
 				if (st[tid].kept >> k & 1)
 					res.out.push_back(st[tid].r[k]);
-			if (st[tid].first)
-				res.out_off[sp.p0 + st[tid].q] = rank[tid];
+			if (bs[tid].first)
+				res.out_off[sp.p0 + bs[tid].q] = rank[tid];
 		}
 	}
 	/* batch_setop_tail: the tiles before each pair's added */

@@ -228,8 +228,7 @@ batch_tile_pair(const int64_t *a_off, const int64_t *b_off, const batch_span &sp
 /*
  * What a thread of the tile leaves: its VT values in the balanced order
  * and the bitmask of the kept ones, whether its steps saw unsorted input,
- * its places and where it ended, its pair (of the tile's) and whether its
- * slot is that pair's first.
+ * and where it ended.
  */
 template <typename T, int VT>
 struct batch_steps_out
@@ -238,45 +237,45 @@ struct batch_steps_out
 
 	T			r[VT];
 	mask_t		kept;
-	bool		bad,
-				first;
-	int			mine,
-				a_end,
-				b_end,
-				q;
+	bool		bad;
+	int			a_end,
+				b_end;
 };
 
 /*
- * Thread tid of a tile whose windows wa and wb hold acount and bcount
+ * Where a slot's places start: its pair q (of the tile's), a's and b's
+ * indices in the windows, whether b's first is the partner of the a copy
+ * in front (pending), its places (mine) and whether the slot is its pair's
+ * first.
+ */
+struct batch_start
+{
+	int			q,
+				i,
+				j,
+				mine;
+	bool		pending,
+				first;
+};
+
+/*
+ * Slot tid of a tile whose windows wa and wb hold acount and bcount
  * elements (each with the element before it and the one after), its npt
  * pairs in tp.  Its pair: the last whose first slot is at or before its
  * own.  Its places: VT from where its slot starts in the pair's part of
  * the windows (the tile's first place for the first pair, whose part
  * starts balanced at the tile's split, with b's partner first where star0
  * says; a pair that starts in the tile starts there balanced), up to the
- * part's end.  Its start: thread 0 starts where the tile does; the others
+ * part's end.  Its start: slot 0 starts where the tile does; the others
  * with places search their split in the pair's part (Merge Path, then
- * balanced), which they write to start (a and b's indices; for a thread
- * without places, where its pair's part ends).  Then up to VT steps in the
- * balanced order, one element a step, keeping or dropping each element as
- * the single set operation's steps do.  The next element of each side
- * waits in a register, and each step loads only the one of the side it
- * took (the element after a window is there, and on unsorted input the
- * index stops at it).
- *
- * The check rides on the steps: the elements taken must not go down,
- * starting from the larger of the elements in front of the start that
- * belong to its pair; and each thread with places must end where the next
- * one starts (the caller's check, with a_end and b_end).
+ * balanced), which they write to start (a and b's indices; for a slot
+ * without places, where its pair's part ends).
  */
-template <typename T, int VT, mp_setop OP>
-MP_HOST_DEVICE void
-batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
-				   const batch_tile_pairs &tp, int npt, int tid, int *start,
-				   batch_steps_out<T, VT> &o)
+template <typename T, int VT>
+MP_HOST_DEVICE batch_start
+batch_setop_start(const T *wa, const T *wb, int acount, int bcount, int star0,
+				  const batch_tile_pairs &tp, int npt, int tid, int *start)
 {
-	typedef setop_keeps<OP> keeps;
-	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
 	int			q = 0;
 
 	for (int hi = npt - 1; q < hi;)
@@ -297,17 +296,20 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
 				wb1 = c1.y < bcount ? c1.y : bcount;
 	const int	dt = q == 0 ? tid * VT : wa0 + (c0.y > 0 ? c0.y : 0) + (tid - tp.slot[q]) * VT;
 	const int	left = wa1 + wb1 - dt;
-	const int	mine = left <= 0 ? 0 : left < VT ? left : VT;
-	int			i = wa1,
-				j = wb1;
-	bool		pending = star0;
+	batch_start s;
 
-	if (mine > 0)
+	s.q = q;
+	s.first = tp.slot[q] == tid;
+	s.mine = left <= 0 ? 0 : left < VT ? left : VT;
+	s.i = wa1;
+	s.j = wb1;
+	s.pending = star0;
+	if (s.mine > 0)
 	{
-		i = 0;
-		j = 0;
+		s.i = 0;
+		s.j = 0;
 	}
-	if (mine > 0 && tid > 0)
+	if (s.mine > 0 && tid > 0)
 	{
 		const int	acn = wa1 > wa0 ? wa1 - wa0 : 0,
 					bcn = wb1 > wb0 ? wb1 - wb0 : 0;
@@ -318,36 +320,80 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
 		const int	mp = merge_path_between<T>(wa + wa0, wb + wb0, diag,
 											   diag > bcn ? diag - bcn : 0,
 											   diag < acn ? diag : acn);
-		const int	split = balanced_path<T>(wa + wa0, wb + wb0, bcn, diag, mp, &pending);
+		const int	split = balanced_path<T>(wa + wa0, wb + wb0, bcn, diag, mp, &s.pending);
 
-		i = wa0 + split;
-		j = wb0 + diag - split;
+		s.i = wa0 + split;
+		s.j = wb0 + diag - split;
 	}
-	start[0] = i;
-	start[1] = j;
-	o.q = q;
-	o.first = tp.slot[q] == tid;
-	o.mine = mine;
+	start[0] = s.i;
+	start[1] = s.j;
+	return s;
+}
 
+/*
+ * Whether a slot's steps stay inside its pair on both sides, so that they
+ * need no bounds: VT places, and the next slot's start (next), where they
+ * end on sorted input, before the pair's end in both windows.  Then every
+ * element the steps look at, the one after each side's share too, is the
+ * pair's, and the steps are the single set operation's.
+ */
+MP_HOST_DEVICE bool
+batch_setop_inside(const batch_start &s, const batch_tile_pairs &tp, const int *next, int vt)
+{
+	const int2	c1 = tp.at[s.q + 1];
+
+	return s.mine == vt && next[0] < c1.x && next[1] < c1.y;
+}
+
+/*
+ * The largest of the elements in front of a slot's start that belong to
+ * its pair, where the check of its steps starts (order<T>::lowest() where
+ * none do, or where the slot has no places).
+ */
+template <typename T>
+MP_HOST_DEVICE T
+batch_setop_prev(const T *wa, const T *wb, const batch_tile_pairs &tp, const batch_start &s)
+{
+	const int2	c0 = tp.at[s.q];
+	T			prev = order<T>::lowest();
+
+	if (s.mine > 0 && s.i > c0.x)
+		prev = wa[s.i - 1];
+	if (s.mine > 0 && s.j > c0.y && order<T>::lt(prev, wb[s.j - 1]))
+		prev = wb[s.j - 1];
+	return prev;
+}
+
+/*
+ * A slot's steps, up to VT in the balanced order from its start, one
+ * element a step, keeping or dropping each element as the single set
+ * operation's steps do, the pair's ends in the windows as bounds.  The
+ * next element of each side waits in a register, and each step loads only
+ * the one of the side it took (the element after a window is there, and
+ * on unsorted input the index stops at it).
+ *
+ * The check rides on the steps: the elements taken must not go down,
+ * starting from batch_setop_prev; and each slot with places must end where
+ * the next one starts (the caller's check, with a_end and b_end).
+ */
+template <typename T, int VT, mp_setop OP>
+MP_HOST_DEVICE void
+batch_setop_bounded(const T *wa, const T *wb, int acount, int bcount,
+					const batch_tile_pairs &tp, const batch_start &s,
+					batch_steps_out<T, VT> &o)
+{
+	typedef setop_keeps<OP> keeps;
+	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
+	const int2	c1 = tp.at[s.q + 1];
+	const int	mine = s.mine;
+	int			i = s.i,
+				j = s.j;
+	bool		pending = s.pending,
+				bad = false;
 	T			x = wa[i < acount ? i : acount],
 				y = wb[j < bcount ? j : bcount],
-				prev = T();
-	bool		started = false,
-				bad = false;
+				prev = batch_setop_prev<T>(wa, wb, tp, s);
 	mask_t		kept = 0;
-
-	if (mine > 0 && i > c0.x)
-	{
-		prev = wa[i - 1];
-		started = true;
-	}
-	if (mine > 0 && j > c0.y)
-	{
-		const T		before = wb[j - 1];
-
-		prev = !started || order<T>::lt(prev, before) ? before : prev;
-		started = true;
-	}
 
 	MP_UNROLL
 	for (int v = 0; v < VT; v++)
@@ -365,9 +411,8 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
 		/* places left and nothing to take, or a key below the one before:
 		 * unsorted */
 		bad |= !take_b && !take_a;
-		bad |= started && order<T>::lt(val, prev);
+		bad |= order<T>::lt(val, prev);
 		prev = val;
-		started = true;
 		o.r[v] = val;
 		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
 						  take_b && !pending && keeps::B) << v;
@@ -379,6 +424,60 @@ batch_setop_thread(const T *wa, const T *wb, int acount, int bcount, int star0,
 
 		x = take_a ? z : x;
 		y = take_a ? y : z;
+	}
+	o.kept = kept;
+	o.bad = bad;
+	o.a_end = i;
+	o.b_end = j;
+}
+
+/*
+ * The same for a slot inside its pair (batch_setop_inside): VT steps and no
+ * bounds, as the single set operation's full tiles take them
+ * (setop_steps_full), in the order of the batch's bounded steps.  On
+ * unsorted input the steps may go up to VT past the pair's end, which the
+ * windows have room for.
+ */
+template <typename T, int VT, mp_setop OP>
+MP_HOST_DEVICE void
+batch_setop_inside_steps(const T *wa, const T *wb, const batch_tile_pairs &tp,
+						 const batch_start &s, batch_steps_out<T, VT> &o)
+{
+	typedef setop_keeps<OP> keeps;
+	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
+	int			i = s.i,
+				j = s.j;
+	bool		pending = s.pending,
+				bad = false;
+	T			x = wa[i],
+				y = wb[j],
+				prev = batch_setop_prev<T>(wa, wb, tp, s);
+	mask_t		kept = 0;
+
+	MP_UNROLL
+	for (int v = 0; v < VT; v++)
+	{
+		const bool	take_a = !pending && !order<T>::lt(y, x);
+		const bool	paired = take_a && !order<T>::lt(x, y);
+		const T		val = take_a ? x : y;
+
+		bad |= order<T>::lt(val, prev);
+		prev = val;
+		o.r[v] = val;
+		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << v;
+#ifdef __CUDA_ARCH__
+		setop_settle<T>(kept);
+#endif
+		pending = paired;
+		i += take_a;
+		j += !take_a;
+		if (v + 1 < VT)
+		{
+			const T		z = take_a ? wa[i] : wb[j];
+
+			x = take_a ? z : x;
+			y = take_a ? y : z;
+		}
 	}
 	o.kept = kept;
 	o.bad = bad;
@@ -404,40 +503,114 @@ batch_setop_first_place(int64_t start, int64_t total, int64_t at, int64_t before
 }
 
 /*
+ * A slot's start as the threads pass it on (batch_setop_tile_steps): the
+ * windows' indices in x, the rest and the slot in y.
+ */
+MP_HOST_DEVICE int2
+batch_start_pack(const batch_start &s, int slot)
+{
+	return make_int2(s.i | s.j << 16, slot | s.q << 8 | s.mine << 16 | (int) s.pending << 24 |
+					 (int) s.first << 25);
+}
+
+MP_HOST_DEVICE batch_start
+batch_start_unpack(int2 w, int *slot)
+{
+	batch_start s;
+
+	s.i = w.x & 0xffff;
+	s.j = (unsigned) w.x >> 16;
+	*slot = w.y & 0xff;
+	s.q = w.y >> 8 & 0xff;
+	s.mine = w.y >> 16 & 0xff;
+	s.pending = w.y >> 24 & 1;
+	s.first = w.y >> 25 & 1;
+	return s;
+}
+
+/*
  * The steps of one tile in shared memory by its NT computing threads:
- * windows wa and wb of span sp with its pairs in tp, each thread's start
- * and steps (batch_setop_thread), the block's scan (named barrier ID, 0
- * for the whole block), the count on the chain, the check, the kept
- * results compacted into res (which may be the windows: the scan's barrier
- * comes after every thread's steps) and the pairs' first places, counted
- * from the tile's first result.  Returns the tile's count of results.
+ * windows wa and wb of span sp with its pairs in tp.  Thread tid finds
+ * slot tid's start (batch_setop_start).  The slots inside their pair
+ * (batch_setop_inside: most of a long pair's) need no bounds, the others
+ * do, and a warp runs one kind of steps or the other: so the slots are
+ * dealt out again, those inside their pair to the first threads and the
+ * others to the last, in slot order (through plan), and each warp of the
+ * first threads takes its steps without bounds.  Then the kept counts go
+ * back to their slots (counts) for the block's scan in slot order (named
+ * barrier ID, 0 for the whole block), the ranks to the threads that took
+ * the steps; the count on the chain, the check, the kept results compacted
+ * into res (which may be the windows: the barriers after the steps come
+ * before it) and the pairs' first places, counted from the tile's first
+ * result.  Returns the tile's count of results.
  */
 template <typename T, int NT, int VT, int ID, mp_setop OP>
 __device__ __forceinline__ int
 batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp,
 					   const batch_tile_pairs &tp, int tile, int (*starts)[2], int *sums,
-					   setop_chain chain, T *res, int64_t *__restrict__ out_off,
-					   int *__restrict__ unsorted)
+					   int2 *plan, int *counts, setop_chain chain, T *res,
+					   int64_t *__restrict__ out_off, int *__restrict__ unsorted)
 {
-	const int	tid = threadIdx.x;
-	batch_steps_out<T, VT> st;
-	int			tile_count;
+	const int	tid = threadIdx.x,
+				lane = tid % 32,
+				warp = tid / 32;
+	const batch_start mine = batch_setop_start<T, VT>(wa, wb, sp.acount, sp.bcount, sp.star0, tp,
+													  sp.npt, tid, starts[tid]);
 
-	batch_setop_thread<T, VT, OP>(wa, wb, sp.acount, sp.bcount, sp.star0, tp, sp.npt, tid,
-								  starts[tid], st);
 	if (tid == 0)
 	{
 		starts[NT][0] = sp.acount;
 		starts[NT][1] = sp.bcount;
 	}
+	setop_sync<NT, ID>();
 
-	const int	rank = setop_scan<NT, ID>(popc(st.kept), &tile_count, sums);
+	/* the slots that need bounds to the last threads */
+	const bool	inside = batch_setop_inside(mine, tp, starts[tid + 1], VT);
+	const unsigned bounded = __ballot_sync(~0u, !inside);
+
+	if (lane == 0)
+		sums[warp] = __popc(bounded);
+	setop_sync<NT, ID>();
+
+	int			bounded_before = 0,
+				bounded_all = 0;
+
+#pragma unroll
+	for (int w = 0; w < NT / 32; w++)
+	{
+		const int	v = sums[w];
+
+		bounded_before += w < warp ? v : 0;
+		bounded_all += v;
+	}
+	bounded_before += __popc(bounded & ((1u << lane) - 1));
+	plan[inside ? tid - bounded_before : NT - bounded_all + bounded_before] =
+		batch_start_pack(mine, tid);
+	setop_sync<NT, ID>();
+
+	int			slot;
+	const batch_start s = batch_start_unpack(plan[tid], &slot);
+	batch_steps_out<T, VT> st;
+	int			tile_count;
+
+	if ((warp + 1) * 32 <= NT - bounded_all)
+		batch_setop_inside_steps<T, VT, OP>(wa, wb, tp, s, st);
+	else
+		batch_setop_bounded<T, VT, OP>(wa, wb, sp.acount, sp.bcount, tp, s, st);
+	counts[slot] = popc(st.kept);
+	setop_sync<NT, ID>();
+
+	/* the scan in slot order; each slot's rank back to its thread */
+	counts[tid] = setop_scan<NT, ID>(counts[tid], &tile_count, sums);
+	setop_sync<NT, ID>();
+
+	const int	rank = counts[slot];
 
 	if (tid == 0)
 		chain.publish(tile, tile == 0 ? setop_chain::INCLUSIVE : setop_chain::AGGREGATE,
 					  tile_count);
 	if ((sp.broken || st.bad ||
-		 (st.mine > 0 && (st.a_end != starts[tid + 1][0] || st.b_end != starts[tid + 1][1]))) &&
+		 (s.mine > 0 && (st.a_end != starts[slot + 1][0] || st.b_end != starts[slot + 1][1]))) &&
 		unsorted != nullptr)
 		*unsorted = 1;
 	{
@@ -448,8 +621,8 @@ batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp,
 			if (st.kept & ((decltype(st.kept)) 1 << v))
 				res[at++] = st.r[v];
 	}
-	if (st.first)
-		out_off[sp.p0 + st.q] = rank;
+	if (s.first)
+		out_off[sp.p0 + s.q] = rank;
 	return tile_count;
 }
 
@@ -476,10 +649,12 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 
 	/* the windows, each with the element before it and the one after;
 	 * later the tile's results */
-	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE];
+	__shared__ __align__(16) T s[tile_windows<T, NV>::SIZE + VT];
 	__shared__ batch_tile_pairs tp;
 	__shared__ int starts[NT + 1][2];
 	__shared__ int sums[NT / 32];
+	__shared__ int2 plan[NT];
+	__shared__ int counts[NT];
 	__shared__ int64_t tile_start_shared;
 	__shared__ int tile_shared;
 	__shared__ uint64_t bar;
@@ -501,8 +676,8 @@ batch_setop_tile(const T *__restrict__ a, const int64_t *__restrict__ a_off,
 															   sp.acount, b, nb_all, sp.b0,
 															   sp.bcount);
 	const int	tile_count = batch_setop_tile_steps<T, NT, VT, 0, OP>(w.a, w.b, sp, tp, tile,
-																	  starts, sums, chain, s,
-																	  out_off, unsorted);
+																	  starts, sums, plan, counts,
+																	  chain, s, out_off, unsorted);
 
 	if (tid < 32)
 	{
@@ -565,6 +740,8 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 	__shared__ batch_tile_pairs tp[STAGES];
 	__shared__ int starts[STAGES][NT + 1][2];
 	__shared__ int sums[STAGES][NT / 32];
+	__shared__ int2 plan[NT];
+	__shared__ int counts[NT];
 	__shared__ batch_setop_stage stage[STAGES];
 	__shared__ uint64_t full[STAGES],
 				done[STAGES];
@@ -658,7 +835,8 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 			const int	tile_count =
 				batch_setop_tile_steps<T, NT, VT, 1, OP>(buf + stage[k].a_at, buf + stage[k].b_at,
 														 sp, tp[k], tile, starts[k], sums[k],
-														 chain, buf, out_off, unsorted);
+														 plan, counts, chain, buf, out_off,
+														 unsorted);
 
 			if (tid == 0)
 				stage[k].tile_count = tile_count;
