@@ -267,9 +267,10 @@ struct batch_start
  * starts balanced at the tile's split, with b's partner first where star0
  * says; a pair that starts in the tile starts there balanced), up to the
  * part's end.  Its start: slot 0 starts where the tile does; the others
- * with places search their split in the pair's part (Merge Path, then
- * balanced), which they write to start (a and b's indices; for a slot
- * without places, where its pair's part ends).
+ * with places search their split in the pair's part (Merge Path from a
+ * guess at the pair's share of a, then balanced), which they write to
+ * start (a and b's indices; for a slot without places, where its pair's
+ * part ends).
  */
 template <typename T, int VT>
 MP_HOST_DEVICE batch_start
@@ -317,9 +318,10 @@ batch_setop_start(const T *wa, const T *wb, int acount, int bcount, int star0,
 
 		diag = diag < 0 ? 0 : diag > acn + bcn ? acn + bcn : diag;
 
-		const int	mp = merge_path_between<T>(wa + wa0, wb + wb0, diag,
-											   diag > bcn ? diag - bcn : 0,
-											   diag < acn ? diag : acn);
+		/* a guess from the pair's share of a, within 32 on random keys */
+		const int	mp = merge_path_near<T>(wa + wa0, wb + wb0, diag, diag > bcn ? diag - bcn : 0,
+											diag < acn ? diag : acn,
+											acn + bcn > 0 ? diag * acn / (acn + bcn) : 0, 32);
 		const int	split = balanced_path<T>(wa + wa0, wb + wb0, bcn, diag, mp, &s.pending);
 
 		s.i = wa0 + split;

@@ -43,7 +43,7 @@ merge_path_between(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi)
  * chain of dependent loads from log2(hi - lo) to 1 + log2(2r).
  */
 template <typename T, typename IndexT, typename PtrA, typename PtrB>
-__device__ __forceinline__ IndexT
+MP_HOST_DEVICE IndexT
 merge_path_near(PtrA a, PtrB b, IndexT diag, IndexT lo, IndexT hi, IndexT guess, IndexT r)
 {
 	guess = guess < lo ? lo : guess > hi ? hi : guess;
