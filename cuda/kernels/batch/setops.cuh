@@ -211,18 +211,26 @@ struct batch_tile_pairs
 
 template <int VT>
 MP_HOST_DEVICE void
-batch_tile_pair(const int64_t *a_off, const int64_t *b_off, const batch_span &sp, int64_t s0,
-				int q, batch_tile_pairs &tp)
+batch_tile_pair_at(int64_t a_at, int64_t b_at, const batch_span &sp, int64_t s0, int q,
+				   batch_tile_pairs &tp)
 {
-	const batch_slot slot = {a_off, b_off, VT};
 	const int64_t p = sp.p0 + q;
-	const int64_t x = a_off[p] - sp.a0,
-				y = b_off[p] - sp.b0,
-				sl = slot(p) - s0;
+	const int64_t x = a_at - sp.a0,
+				y = b_at - sp.b0,
+				sl = p + (a_at + b_at + VT - 1) / VT - s0;
 
 	tp.at[q] = make_int2(x < -1 ? -1 : x > sp.acount ? sp.acount : (int) x,
 						 y < -1 ? -1 : y > sp.bcount + 1 ? sp.bcount + 1 : (int) y);
 	tp.slot[q] = sl < 0 ? -1 : sl > BATCH_SETOP_PAIRS_MAX ? BATCH_SETOP_PAIRS_MAX : (int) sl;
+}
+
+/* The same from the offsets (pair p0 + q's start in a and b). */
+template <int VT>
+MP_HOST_DEVICE void
+batch_tile_pair(const int64_t *a_off, const int64_t *b_off, const batch_span &sp, int64_t s0,
+				int q, batch_tile_pairs &tp)
+{
+	batch_tile_pair_at<VT>(a_off[sp.p0 + q], b_off[sp.p0 + q], sp, s0, q, tp);
 }
 
 /*
@@ -764,14 +772,37 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 		/*
 		 * The feeding warp.  tile_of: the block's j-th tile, or -1 past the
 		 * last.  fill: tile's span, its pairs and its windows into stage k
-		 * (with tile -1, the stage says there are no more).
+		 * (with tile -1, the stage says there are no more), from what ahead
+		 * read of it before.
 		 */
 		auto		tile_of = [&](int j) -> int {
 			const int64_t t = (int64_t) j * gridDim.x + blockIdx.x;
 
 			return t < tiles ? (int) t : -1;
 		};
-		auto		fill = [&](int k, int tile) {
+		/* a tile's span and, for lane q's pair of it, the starts in a and b:
+		 * read before the stage is free, while the tile before is finished */
+		struct ahead_t
+		{
+			batch_span	sp;
+			int64_t		a_at,
+						b_at;
+		};
+		auto		ahead = [&](int tile) {
+			ahead_t		f = {};
+
+			if (tile >= 0)
+			{
+				f.sp = batch_setop_span(parts, tile, na_all, nb_all);
+
+				const int64_t p = f.sp.p0 + (lane <= f.sp.npt ? lane : 0);
+
+				f.a_at = a_off[p];
+				f.b_at = b_off[p];
+			}
+			return f;
+		};
+		auto		fill = [&](int k, int tile, const ahead_t &f) {
 			if (tile < 0)
 			{
 				if (lane == 0)
@@ -780,11 +811,13 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 				return;
 			}
 
-			const batch_span sp = batch_setop_span(parts, tile, na_all, nb_all);
+			const batch_span &sp = f.sp;
 			const int	a_at = windows::place(windows::E, a, sp.a0);
 			const int	b_at = windows::place(a_at + sp.acount + 2 * windows::E, b, sp.b0);
 
-			for (int q = lane; q <= sp.npt; q += 32)
+			if (lane <= sp.npt)
+				batch_tile_pair_at<VT>(f.a_at, f.b_at, sp, (int64_t) tile * NT, lane, tp[k]);
+			for (int q = lane + 32; q <= sp.npt; q += 32)
 				batch_tile_pair<VT>(a_off, b_off, sp, (int64_t) tile * NT, q, tp[k]);
 			if (sp.broken && lane == 0 && unsorted != nullptr)
 				*unsorted = 1;
@@ -803,7 +836,7 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 
 #pragma unroll
 		for (int j = 0; j < STAGES; j++)
-			fill(j, tile_of(j));
+			fill(j, tile_of(j), ahead(tile_of(j)));
 		stage_ring<STAGES> r;
 
 		for (int j = 0;; j++, r.next())
@@ -812,11 +845,14 @@ batch_setop_pipelined(const T *__restrict__ a, const int64_t *__restrict__ a_off
 
 			if (tile < 0)
 				break;
+
+			const ahead_t f = ahead(tile_of(j + STAGES));
+
 			r.wait(done);
 			stage_finish_tile<T>(chain, tile, tiles, &stage[r.k].tile_count, s + r.k * BUF, out,
 								 capacity, length, lane);
 			__syncwarp();
-			fill(r.k, tile_of(j + STAGES));
+			fill(r.k, tile_of(j + STAGES), f);
 		}
 	}
 	else
