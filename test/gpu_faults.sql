@@ -100,7 +100,7 @@ SELECT pg_temp.right_answer('the fallback''s answer is right');
 -- (the fallback's CPU merge is the last part of its call: aimed at its
 -- middle, as long as the CPU call above took)
 SELECT round((:read_ms + :call_ms - :cpu_call_ms / 2)::numeric) AS t_fallback \gset
-\echo statement_timeout aimed at the middle of the fallback's CPU merge: :t_fallback ms
+\echo statement_timeout aimed at the middle of the CPU merge of the fallback: :t_fallback ms
 \set ON_ERROR_STOP 0
 SET statement_timeout = :t_fallback;
 SELECT cardinality(gpu_merge(a, b)) FROM big;
@@ -114,7 +114,7 @@ SELECT cardinality(gpu_merge(a, b)) FROM big;
 \echo gpu with the memory taken: SQLSTATE :s_gpu_oom, :m_gpu_oom
 SELECT pg_temp.expect(:'s_fallback' = '57014', 'a statement_timeout in the CPU fallback cancels it');
 SELECT pg_temp.expect(:'s_gpu_oom' = '53200', 'gpu raises 53200 when the device memory is taken');
-\! pkill -f 'test/gpu_hog' ; sleep 1
+\! pkill -x gpu_hog ; sleep 1
 SET mergepath.device = gpu;
 SELECT pg_temp.right_answer('with the memory back, the GPU answers again in the same session');
 SELECT pg_temp.expect(mergepath_info()->'last_call'->>'backend' = 'gpu', 'and ran on the GPU');
@@ -184,7 +184,7 @@ SELECT pg_temp.expect(:free_after >= :free_before - 128, 'the cancelled sorts le
 SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'the sort after the cancels is right');
 SET mergepath.gpu_sort_mem = '64MB';
 SELECT pg_temp.sort_method() AS drained_method \gset
-\echo the store's limit reached: :drained_method
+\echo the limit of the store reached: :drained_method
 SELECT pg_temp.expect(:'drained_method' LIKE 'Sort Method: external merge  Disk: %',
                       'a store at its limit becomes a run on disk');
 SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'and the rows are the same');
@@ -193,11 +193,11 @@ RESET mergepath.gpu_sort_mem;
 SET mergepath.device = auto;
 SET mergepath.gpu_min_elements = 0;
 SELECT pg_temp.sort_method() AS taken_method \gset
-\echo the GPU's memory held by another process: :taken_method
+\echo the memory of the GPU held by another process: :taken_method
 SELECT pg_temp.expect(:'taken_method' LIKE 'Sort Method: external merge  Disk: %',
                       'with the memory taken, the runs go to disk');
 SELECT pg_temp.expect(pg_temp.sorted_md5() = :'want_md5', 'and the rows are the same');
-\! pkill -f 'test/gpu_hog' ; sleep 1
+\! pkill -x gpu_hog ; sleep 1
 RESET mergepath.gpu_min_elements;
 SET mergepath.device = gpu;
 SELECT pg_temp.sort_method() AS back_method \gset
