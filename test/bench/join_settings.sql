@@ -138,7 +138,7 @@ BEGIN
 END $$;
 
 \echo
-\echo Whole-query times (ms), the join each plan chose; ratio = PostgreSQL's time / mergepath's
+\echo Whole-query times (ms), the join each plan chose; ratio = the time of PostgreSQL over that of mergepath
 SELECT n AS rows, copies, setting, query, pg AS "PostgreSQL", pg_join AS "PG join",
        gpu, gpu_join AS "gpu join", round(pg / nullif(gpu, 0), 2) AS "PG/gpu",
        cpu, cpu_join AS "cpu join", round(pg / nullif(cpu, 0), 2) AS "PG/cpu"

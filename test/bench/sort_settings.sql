@@ -137,7 +137,7 @@ BEGIN
 END $$;
 
 \echo
-\echo Whole-query times (ms); share = the query less its floor; ratio = mergepath's share / PostgreSQL's
+\echo Whole-query times (ms); share = the query less its floor; ratio = the share of mergepath over that of PostgreSQL
 SELECT n AS rows, setting, query, plan, pg AS "PostgreSQL", gpu, cpu, floor,
        round(pg - floor) AS "PG share",
        round(gpu - floor) AS "gpu share", round((gpu - floor) / nullif(pg - floor, 0), 2) AS "gpu/PG",
