@@ -4,7 +4,9 @@
 # packages (postgresql-17 is in Debian 13, postgresql-18 in unstable), into
 # $PG_ROOT/<major> (default /opt/mergepath-pg).  The source comes through a
 # private source list; the system's apt sources are left alone.  A version
-# already built there is kept: run it again and nothing is done.
+# already built there is kept: run it again and nothing is done.  Where the
+# mirror lacks the files of the newest version its lists name, an earlier
+# point release is taken from the pool (earlier_release).
 #
 #   ./install-pg.sh [17] [18]
 #   make PG_CONFIG=/opt/mergepath-pg/18/bin/pg_config && sudo make install PG_CONFIG=...
@@ -19,7 +21,7 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
 need=()
-for pkg in gcc make bison flex perl dpkg-dev; do
+for pkg in gcc make bison flex perl dpkg-dev curl; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -47,6 +49,40 @@ list_sources() {
 	listed=yes
 }
 
+# earlier_release PKG DIR: the upstream tarball of one of the six point
+# releases before the newest version the lists name (17.12-0+deb13u1: 17.11-0+deb13u1
+# down to 17.6-0+deb13u1), fetched from the pool directory the lists give
+# into DIR; its SHA-256 is checked against the one its .dsc names.  Prints
+# the version fetched, nothing where none could be.
+earlier_release() {
+	local pkg=$1 dir=$2 newest dirs up minor rest m v d base dsc orig sum
+	newest=$(apt-cache "${apt[@]}" showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: //p' |
+		sort -ruV | head -1)
+	dirs=$(apt-cache "${apt[@]}" showsrc "$pkg" 2>/dev/null | sed -n 's/^Directory: //p' | sort -u)
+	[[ $newest =~ ^([0-9]+)\.([0-9]+)-(.+)$ ]] || return 0
+	up=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
+	for ((m = minor - 1; m >= 0 && m >= minor - 6; m--)); do
+		v=$up.$m-$rest
+		for d in $dirs; do
+			for base in http://deb.debian.org/debian http://deb.debian.org/debian-security; do
+				dsc=$dir/${pkg}_$v.dsc
+				curl -fsS -m 60 -o "$dsc" "$base/$d/${pkg}_$v.dsc" 2>/dev/null || continue
+				read -r sum orig < <(sed -n '/^Checksums-Sha256:/,/^[^ ]/p' "$dsc" |
+					awk '$3 ~ /\.orig\.tar\./ { print $1, $3; exit }')
+				if [ -n "${orig:-}" ] &&
+					curl -fsS -m 600 -o "$dir/$orig" "$base/$d/$orig" 2>/dev/null &&
+					echo "$sum  $dir/$orig" | sha256sum -c --quiet - >/dev/null 2>&1; then
+					echo "PostgreSQL $up: $newest is in the lists but not on the mirror;" \
+						"$v fetched from the pool, its SHA-256 checked against its .dsc" >&2
+					echo "$v"
+					return 0
+				fi
+				rm -f "$dir"/*
+			done
+		done
+	done
+}
+
 failed=()
 for major in "${versions[@]}"; do
 	prefix=$root/$major
@@ -70,6 +106,9 @@ for major in "${versions[@]}"; do
 		fi
 		rm -f "$src"/*
 	done
+	# a mirror may lag its lists: the newest listed version's files missing
+	# while earlier point releases are still in the pool
+	[ -n "$got" ] || got=$(earlier_release "$pkg" "$src")
 	if [ -z "$got" ]; then
 		echo "PostgreSQL $major: no source of $pkg could be fetched:"
 		grep -E '^(E|Err):' "$work/source-$major.log" 2>/dev/null | head -3 | sed 's/^/  /'
