@@ -12,8 +12,8 @@
  * operation tile's span (batch_setop_span) and pairs (batch_tile_pair),
  * each thread's pair, start search and steps (batch_merge_thread;
  * batch_setop_start, then the slots dealt out again as the tile does,
- * batch_setop_inside_steps for the warps of slots inside their pairs and
- * batch_setop_bounded for the others), the set operations' pairs' first
+ * batch_setop_steps without bounds for the warps of slots inside their
+ * pairs and with bounds for the others), the set operations' pairs' first
  * places in their tiles (the thread of the pair's first slot) and after
  * the tiles before
  * (batch_setop_first_place), and each filter's, search's
@@ -253,9 +253,9 @@ run_setop_tiles(const batch<T> &in)
 				res.unsorted = true;
 			}
 			if ((thread / 32 + 1) * 32 <= NT - bounded_all)
-				batch_setop_inside_steps<T, VT, OP>(wa, wb, tp, s, st[tid]);
+				batch_setop_steps<T, VT, OP, false>(wa, wb, tp, s, st[tid]);
 			else
-				batch_setop_bounded<T, VT, OP>(wa, wb, sp.acount, sp.bcount, tp, s, st[tid]);
+				batch_setop_steps<T, VT, OP, true>(wa, wb, tp, s, st[tid]);
 			rank[tid + 1] = rank[tid] + popc(st[tid].kept);
 		}
 

@@ -377,84 +377,29 @@ batch_setop_prev(const T *wa, const T *wb, const batch_tile_pairs &tp, const bat
 /*
  * A slot's steps, up to VT in the balanced order from its start, one
  * element a step, keeping or dropping each element as the single set
- * operation's steps do, the pair's ends in the windows as bounds.  The
- * next element of each side waits in a register, and each step loads only
- * the one of the side it took (the element after a window is there, and
- * on unsorted input the index stops at it).
+ * operation's steps do.  BOUNDED: the pair's ends in the windows bound
+ * them and only the slot's places count, every step predicated (no branch
+ * a step); neither index passes its pair's end (a's is at most acount, the
+ * element after the window; b's at most bcount + 1, which the windows have
+ * room for), so the loads need no clamp.  Else the slot is inside its pair
+ * (batch_setop_inside): VT steps and no bounds, as the single set
+ * operation's full tiles take them (setop_steps_full); on unsorted input
+ * they may go up to VT past the pair's end, which the windows have room
+ * for.  The next element of each side waits in a register, and each step
+ * loads only the one of the side it took.
  *
  * The check rides on the steps: the elements taken must not go down,
  * starting from batch_setop_prev; and each slot with places must end where
  * the next one starts (the caller's check, with a_end and b_end).
  */
-template <typename T, int VT, mp_setop OP>
+template <typename T, int VT, mp_setop OP, bool BOUNDED>
 MP_HOST_DEVICE void
-batch_setop_bounded(const T *wa, const T *wb, int acount, int bcount,
-					const batch_tile_pairs &tp, const batch_start &s,
-					batch_steps_out<T, VT> &o)
+batch_setop_steps(const T *wa, const T *wb, const batch_tile_pairs &tp, const batch_start &s,
+				  batch_steps_out<T, VT> &o)
 {
 	typedef setop_keeps<OP> keeps;
 	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
 	const int2	c1 = tp.at[s.q + 1];
-	const int	mine = s.mine;
-	int			i = s.i,
-				j = s.j;
-	bool		pending = s.pending,
-				bad = false;
-	T			x = wa[i < acount ? i : acount],
-				y = wb[j < bcount ? j : bcount],
-				prev = batch_setop_prev<T>(wa, wb, tp, s);
-	mask_t		kept = 0;
-
-	MP_UNROLL
-	for (int v = 0; v < VT; v++)
-	{
-		if (v >= mine)
-			continue;
-
-		const bool	has_a = i < c1.x,
-					has_b = j < c1.y;
-		const bool	take_a = has_a && !pending && (!has_b || !order<T>::lt(y, x));
-		const bool	take_b = !take_a && has_b;
-		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
-		const T		val = take_a ? x : y;
-
-		/* places left and nothing to take, or a key below the one before:
-		 * unsorted */
-		bad |= !take_b && !take_a;
-		bad |= order<T>::lt(val, prev);
-		prev = val;
-		o.r[v] = val;
-		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
-						  take_b && !pending && keeps::B) << v;
-		pending = paired;
-		i += take_a;
-		j += take_b;
-
-		const T		z = take_a ? wa[i < acount ? i : acount] : wb[j < bcount ? j : bcount];
-
-		x = take_a ? z : x;
-		y = take_a ? y : z;
-	}
-	o.kept = kept;
-	o.bad = bad;
-	o.a_end = i;
-	o.b_end = j;
-}
-
-/*
- * The same for a slot inside its pair (batch_setop_inside): VT steps and no
- * bounds, as the single set operation's full tiles take them
- * (setop_steps_full), in the order of the batch's bounded steps.  On
- * unsorted input the steps may go up to VT past the pair's end, which the
- * windows have room for.
- */
-template <typename T, int VT, mp_setop OP>
-MP_HOST_DEVICE void
-batch_setop_inside_steps(const T *wa, const T *wb, const batch_tile_pairs &tp,
-						 const batch_start &s, batch_steps_out<T, VT> &o)
-{
-	typedef setop_keeps<OP> keeps;
-	typedef typename batch_steps_out<T, VT>::mask_t mask_t;
 	int			i = s.i,
 				j = s.j;
 	bool		pending = s.pending,
@@ -467,20 +412,28 @@ batch_setop_inside_steps(const T *wa, const T *wb, const batch_tile_pairs &tp,
 	MP_UNROLL
 	for (int v = 0; v < VT; v++)
 	{
-		const bool	take_a = !pending && !order<T>::lt(y, x);
-		const bool	paired = take_a && !order<T>::lt(x, y);
+		const bool	valid = !BOUNDED || v < s.mine,
+					has_a = !BOUNDED || i < c1.x,
+					has_b = !BOUNDED || j < c1.y;
+		const bool	take_a = valid && has_a && !pending && (!has_b || !order<T>::lt(y, x));
+		const bool	take_b = valid && !take_a && has_b;
+		const bool	paired = take_a && has_b && !order<T>::lt(x, y);
 		const T		val = take_a ? x : y;
 
-		bad |= order<T>::lt(val, prev);
-		prev = val;
+		/* places left and nothing to take, or a key below the one before:
+		 * unsorted */
+		bad |= valid && !take_b && !take_a;
+		bad |= valid && order<T>::lt(val, prev);
+		prev = valid ? val : prev;
 		o.r[v] = val;
-		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) : !pending && keeps::B) << v;
+		kept |= (mask_t) (take_a ? (paired ? keeps::PAIR : keeps::A) :
+						  take_b && !pending && keeps::B) << v;
 #ifdef __CUDA_ARCH__
 		setop_settle<T>(kept);
 #endif
 		pending = paired;
 		i += take_a;
-		j += !take_a;
+		j += take_b;
 		if (v + 1 < VT)
 		{
 			const T		z = take_a ? wa[i] : wb[j];
@@ -604,9 +557,9 @@ batch_setop_tile_steps(const T *wa, const T *wb, const batch_span &sp,
 	int			tile_count;
 
 	if ((warp + 1) * 32 <= NT - bounded_all)
-		batch_setop_inside_steps<T, VT, OP>(wa, wb, tp, s, st);
+		batch_setop_steps<T, VT, OP, false>(wa, wb, tp, s, st);
 	else
-		batch_setop_bounded<T, VT, OP>(wa, wb, sp.acount, sp.bcount, tp, s, st);
+		batch_setop_steps<T, VT, OP, true>(wa, wb, tp, s, st);
 	counts[slot] = popc(st.kept);
 	setop_sync<NT, ID>();
 
